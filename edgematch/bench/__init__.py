@@ -1,0 +1,1 @@
+"""Benchmark harness: suites -> tasks -> isolated runs -> results store -> reports (a later issue)."""

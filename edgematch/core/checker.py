@@ -1,0 +1,137 @@
+"""The independent checker: the project's single source of truth for "is this a solution".
+
+It knows nothing of any backend and re-derives every rule from the model, so a backend bug cannot hide
+behind a shared helper. ``check`` lists every violation by cell or seam; ``score`` counts matched seams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from edgematch.core.model import SIDE_NAMES, SIDES, Puzzle, Solution
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule. ``cell`` (and for seams ``other``) locate it; ``kind`` is a short stable code."""
+
+    kind: str
+    message: str
+    cell: int | None = None
+    other: int | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of :func:`check`: the violations (empty when valid) and the seam score."""
+
+    violations: tuple[Violation, ...] = field(default_factory=tuple)
+    score: int = 0
+    max_score: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def summary(self) -> str:
+        head = "valid solution" if self.ok else f"{len(self.violations)} violation(s)"
+        return f"{head}; score {self.score}/{self.max_score} seams matched"
+
+
+def _where(puzzle: Puzzle, cell: int) -> str:
+    row, col = divmod(cell, puzzle.width)
+    return f"cell {cell} (row {row}, col {col})"
+
+
+def check(puzzle: Puzzle, solution: Solution) -> CheckResult:
+    """Every way ``solution`` fails ``puzzle``: placements, seams, frame and hints."""
+    out: list[Violation] = []
+    if (solution.width, solution.height) != (puzzle.width, puzzle.height):
+        out.append(Violation(
+            "shape",
+            f"solution is {solution.width}x{solution.height} but the puzzle is {puzzle.width}x{puzzle.height}",
+        ))
+        return CheckResult(tuple(out), 0, puzzle.seam_count)
+
+    shown: dict[int, tuple[int, int, int, int]] = {}
+    used_at: dict[int, int] = {}
+    for cell, (t, r) in enumerate(solution.cells):
+        if not 0 <= t < len(puzzle.tiles):
+            out.append(Violation("tile-range", f"{_where(puzzle, cell)}: tile {t} does not exist", cell))
+            continue
+        if t in used_at:
+            out.append(Violation(
+                "tile-twice", f"{_where(puzzle, cell)}: tile {t} is already used on cell {used_at[t]}", cell,
+                used_at[t],
+            ))
+        used_at.setdefault(t, cell)
+        if not 0 <= r < 4:
+            out.append(Violation("rotation-range", f"{_where(puzzle, cell)}: rotation {r} is not 0..3", cell))
+            continue
+        if r and not puzzle.rotations:
+            out.append(Violation(
+                "rotation-forbidden", f"{_where(puzzle, cell)}: tile {t} turned {r} but rotation is off", cell
+            ))
+        t_edges = puzzle.tiles[t].edges
+        shown[cell] = (t_edges[-r % 4], t_edges[(1 - r) % 4], t_edges[(2 - r) % 4], t_edges[(3 - r) % 4])
+
+    missing = sorted(set(range(len(puzzle.tiles))) - set(used_at))
+    if missing:
+        out.append(Violation("tile-missing", f"tiles not placed: {', '.join(map(str, missing))}"))
+
+    frame = puzzle.frame
+    score = 0
+    for cell, edges in shown.items():
+        for side in SIDES:
+            nb = puzzle.neighbour(cell, side)
+            label = edges[side]
+            if nb is None:
+                if frame is not None and label != frame:
+                    out.append(Violation(
+                        "frame-edge",
+                        f"{_where(puzzle, cell)}: {SIDE_NAMES[side]} edge {puzzle.label_name(label)} faces out, "
+                        f"the frame needs {puzzle.label_name(frame)}",
+                        cell,
+                    ))
+                continue
+            if side not in (1, 2):  # each seam once, from its west / north cell
+                continue
+            if nb not in shown:
+                continue
+            other = shown[nb][(side + 2) % 4]
+            if frame is not None and frame in (label, other):
+                out.append(Violation(
+                    "frame-inside",
+                    f"seam {_where(puzzle, cell)} {SIDE_NAMES[side]} / cell {nb}: the frame label is inside",
+                    cell, nb,
+                ))
+            elif other != (-label if puzzle.rule == "signed" else label):
+                out.append(Violation(
+                    "seam",
+                    f"seam {_where(puzzle, cell)} {SIDE_NAMES[side]} / cell {nb}: "
+                    f"{puzzle.label_name(label)} meets {puzzle.label_name(other)}",
+                    cell, nb,
+                ))
+            else:
+                score += 1
+
+    for cell, t, r in puzzle.hints:
+        if 0 <= cell < len(solution.cells) and tuple(solution.cells[cell]) != (t, r):
+            got_t, got_r = solution.cells[cell]
+            out.append(Violation(
+                "hint",
+                f"{_where(puzzle, cell)}: hint wants tile {t} turned {r}, got tile {got_t} turned {got_r}",
+                cell,
+            ))
+    return CheckResult(tuple(out), score, puzzle.seam_count)
+
+
+def score(puzzle: Puzzle, solution: Solution) -> int:
+    """Number of inner seams whose edges match (the frame label inside never matches)."""
+    return check(puzzle, solution).score

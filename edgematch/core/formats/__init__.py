@@ -1,0 +1,165 @@
+"""File formats: a registry by name, detection by extension or content, and read / write entry points.
+
+Each format module defines ``FORMAT``, a :class:`Format` with the functions it supports. Readers take a
+:class:`~edgematch.core.formats.source.Source` and raise ``FormatError`` naming file and line; writers
+return text and raise ``FormatError`` for a puzzle the format cannot hold (never drop data silently).
+
+Adding a format: write ``formats/NAME.py`` with a ``FORMAT``, add NAME to ``_MODULES``, and add it to the
+round-trip and malformed-input tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from edgematch.core.formats.source import Source
+from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import FormatError, UsageError
+
+
+@dataclass(frozen=True)
+class Format:
+    """One file format and what it can do. ``sniff`` recognises its content (for files without a known
+    extension); ``solution_sniff`` does the same for solution files."""
+
+    name: str
+    description: str
+    extensions: tuple[str, ...] = ()
+    read: Callable[[Source], Puzzle] | None = None
+    write: Callable[[Puzzle], str] | None = None
+    read_solution: Callable[[Source, Puzzle | None], Solution] | None = None
+    write_solution: Callable[[Solution, Puzzle | None], str] | None = None
+    sniff: Callable[[Source], bool] | None = None
+    solution_extensions: tuple[str, ...] = ()
+    solution_sniff: Callable[[Source], bool] | None = None
+
+
+# detection tries content sniffers in this order: most specific first
+_MODULES = ("native", "jsonfmt")
+_registry: dict[str, Format] | None = None
+
+
+def formats() -> dict[str, Format]:
+    """All formats by name, in detection order."""
+    global _registry
+    if _registry is None:
+        found = {}
+        for module in _MODULES:
+            fmt = importlib.import_module(f"edgematch.core.formats.{module}").FORMAT
+            found[fmt.name] = fmt
+        _registry = found
+    return _registry
+
+
+def get_format(name: str) -> Format:
+    """The format called ``name``; an unknown name lists the valid ones."""
+    known = formats()
+    if name not in known:
+        raise UsageError(f"unknown format {name!r}; known formats: {', '.join(known)}")
+    return known[name]
+
+
+def _detect(source: Source, path: str | Path | None, solution: bool) -> Format:
+    suffix = Path(path).suffix.lower() if path is not None else ""
+    candidates = [
+        f for f in formats().values()
+        if (f.read_solution if solution else f.read) is not None
+    ]
+    if suffix:
+        for fmt in candidates:
+            if suffix in (fmt.solution_extensions if solution else fmt.extensions):
+                return fmt
+    for fmt in candidates:
+        sniff = fmt.solution_sniff if solution else fmt.sniff
+        if sniff is not None and sniff(source):
+            return fmt
+    kind = "solution" if solution else "puzzle"
+    names = ", ".join(f.name for f in candidates)
+    raise FormatError(f"cannot tell which {kind} format this is; name it with --format ({names})", source.path, 1)
+
+
+def detect_format(path: str | Path, solution: bool = False) -> str:
+    """The name of the format of the file at ``path`` (by extension, then by content)."""
+    return _detect(Source.from_path(path), path, solution).name
+
+
+def parse_puzzle(text: str, format: str | None = None, path: str | Path | None = None) -> Puzzle:
+    """A puzzle from text in ``format`` (detected from ``path`` or the content when None)."""
+    source = Source.from_bytes(text.encode("utf-8"), path)
+    fmt = get_format(format) if format else _detect(source, path, solution=False)
+    if fmt.read is None:
+        raise UsageError(f"format {fmt.name!r} holds solutions, not puzzles")
+    return fmt.read(source)
+
+
+def read_puzzle(path: str | Path, format: str | None = None) -> Puzzle:
+    """Read a puzzle file; the format comes from ``format``, else the extension, else the content."""
+    source = Source.from_path(path)
+    fmt = get_format(format) if format else _detect(source, path, solution=False)
+    if fmt.read is None:
+        raise UsageError(f"format {fmt.name!r} holds solutions, not puzzles")
+    return fmt.read(source)
+
+
+def _writer_for(path: str | Path | None, format: str | None, solution: bool) -> Format:
+    if format:
+        return get_format(format)
+    if path is not None:
+        suffix = Path(path).suffix.lower()
+        for fmt in formats().values():
+            if suffix in (fmt.solution_extensions if solution else fmt.extensions):
+                return fmt
+    return get_format("native")
+
+
+def write_puzzle(puzzle: Puzzle, path: str | Path | None = None, format: str | None = None) -> str:
+    """The puzzle as text in ``format`` (else from the extension of ``path``, else native); written to
+    ``path`` when given. Raises FormatError if the format cannot hold this puzzle."""
+    fmt = _writer_for(path, format, solution=False)
+    if fmt.write is None:
+        raise UsageError(f"format {fmt.name!r} can be read but not written")
+    text = fmt.write(puzzle)
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+def read_solution(path: str | Path, format: str | None = None, puzzle: Puzzle | None = None) -> Solution:
+    """Read a solution file (native, JSON or .sol); ``puzzle`` gives the board size where the file does not."""
+    source = Source.from_path(path)
+    fmt = get_format(format) if format else _detect(source, path, solution=True)
+    if fmt.read_solution is None:
+        raise UsageError(f"format {fmt.name!r} holds puzzles, not solutions")
+    return fmt.read_solution(source, puzzle)
+
+
+def parse_solution(
+    text: str, format: str | None = None, puzzle: Puzzle | None = None, path: str | Path | None = None
+) -> Solution:
+    source = Source.from_bytes(text.encode("utf-8"), path)
+    fmt = get_format(format) if format else _detect(source, path, solution=True)
+    if fmt.read_solution is None:
+        raise UsageError(f"format {fmt.name!r} holds puzzles, not solutions")
+    return fmt.read_solution(source, puzzle)
+
+
+def write_solution(
+    solution: Solution, path: str | Path | None = None, format: str | None = None, puzzle: Puzzle | None = None
+) -> str:
+    """The solution as text (native unless ``format`` or the extension of ``path`` says otherwise)."""
+    fmt = _writer_for(path, format, solution=True)
+    if fmt.write_solution is None:
+        raise UsageError(f"format {fmt.name!r} cannot hold solutions")
+    text = fmt.write_solution(solution, puzzle)
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+__all__ = [
+    "Format", "Source", "detect_format", "formats", "get_format", "parse_puzzle", "parse_solution",
+    "read_puzzle", "read_solution", "write_puzzle", "write_solution",
+]

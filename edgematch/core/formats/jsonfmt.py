@@ -1,0 +1,151 @@
+"""JSON puzzles and solutions: the lossless machine format (every Puzzle field round-trips).
+
+Puzzle::
+
+    {"edgematch": "puzzle", "version": 1, "name": "insects", "width": 3, "height": 3,
+     "rule": "signed", "frame": null, "rotations": true,
+     "tiles": [[2, 3, -3, 1], ...],            # N E S W
+     "hints": [[4, 0, 2], ...],                # cell, tile, clockwise turns
+     "labels": {"1": "mantis", ...}}
+
+Solution: ``{"edgematch": "solution", "version": 1, "width": 3, "height": 3, "cells": [[tile, rot], ...]}``
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from edgematch.core.formats import Format
+from edgematch.core.formats.source import Source
+from edgematch.core.model import Hint, Puzzle, Solution, Tile
+from edgematch.errors import FormatError
+
+VERSION = 1
+
+
+def _load(source: Source, kind: str) -> dict[str, Any]:
+    try:
+        data = json.loads(source.text)
+    except json.JSONDecodeError as exc:
+        raise source.error(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
+    if not isinstance(data, dict) or data.get("edgematch") != kind:
+        raise source.error(f'expected a JSON object with "edgematch": "{kind}"', 1)
+    if data.get("version", VERSION) != VERSION:
+        raise source.error(f"unsupported version {data.get('version')!r} (this reader knows {VERSION})", 1)
+    return data
+
+
+def _line_of(source: Source, key: str) -> int:
+    """The line where ``key`` first appears, so schema errors point somewhere useful."""
+    match = re.search(rf'"{re.escape(key)}"\s*:', source.text)
+    return source.text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+class _Fields:
+    def __init__(self, source: Source, data: dict[str, Any]):
+        self.source, self.data = source, data
+
+    def error(self, key: str, message: str) -> FormatError:
+        return self.source.error(f'"{key}": {message}', _line_of(self.source, key))
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        if key not in self.data:
+            if default is ...:
+                raise self.source.error(f'missing "{key}"', 1)
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) and kind is int or not isinstance(value, kind):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise self.error(key, f"expected {names}, got {json.dumps(value)}")
+        return value
+
+    def int_rows(self, key: str, width: int, default: Any = ...) -> list[tuple[int, ...]]:
+        rows = self.get(key, list, default)
+        for i, row in enumerate(rows):
+            if (
+                not isinstance(row, list) or len(row) != width
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in row)
+            ):
+                raise self.error(key, f"entry {i} must be a list of {width} integers, got {json.dumps(row)}")
+        return [tuple(row) for row in rows]
+
+
+def read(source: Source) -> Puzzle:
+    f = _Fields(source, _load(source, "puzzle"))
+    labels_raw = f.get("labels", dict, {})
+    labels = {}
+    for key, name in labels_raw.items():
+        try:
+            labels[int(key)] = name
+        except ValueError:
+            raise f.error("labels", f"keys are integer labels, got {key!r}") from None
+    frame = f.get("frame", (int, type(None)), None)
+    return source.build(
+        lambda: Puzzle(
+            width=f.get("width", int),
+            height=f.get("height", int),
+            tiles=tuple(Tile(t) for t in f.int_rows("tiles", 4)),  # type: ignore[arg-type]
+            rule=f.get("rule", str, "same"),
+            frame=frame,
+            rotations=f.get("rotations", bool, True),
+            hints=tuple(Hint(*h) for h in f.int_rows("hints", 3, [])),
+            labels=labels,
+            name=f.get("name", str, ""),
+        ),
+        _line_of(source, "tiles"),
+    )
+
+
+def write(puzzle: Puzzle) -> str:
+    head = {
+        "edgematch": "puzzle", "version": VERSION, "name": puzzle.name,
+        "width": puzzle.width, "height": puzzle.height, "rule": puzzle.rule,
+        "frame": puzzle.frame, "rotations": puzzle.rotations,
+    }
+    # one tile per line: readable and diff-friendly
+    lines = [json.dumps(head)[:-1] + ","]
+    lines.append('  "tiles": [')
+    lines.append(",\n".join(f"    {json.dumps(list(t.edges))}" for t in puzzle.tiles))
+    lines.append("  ],")
+    lines.append(f'  "hints": {json.dumps([list(h) for h in puzzle.hints])},')
+    lines.append(f'  "labels": {json.dumps({str(k): v for k, v in sorted(puzzle.labels.items())})}')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
+    f = _Fields(source, _load(source, "solution"))
+    return source.build(
+        lambda: Solution(f.get("width", int), f.get("height", int), tuple(f.int_rows("cells", 2))),  # type: ignore[arg-type]
+        _line_of(source, "cells"),
+    )
+
+
+def write_solution(solution: Solution, puzzle: Puzzle | None = None) -> str:
+    return json.dumps({
+        "edgematch": "solution", "version": VERSION, "width": solution.width, "height": solution.height,
+        "cells": [list(p) for p in solution.cells],
+    }) + "\n"
+
+
+def _sniff(kind: str):
+    def sniff(source: Source) -> bool:
+        return source.text.lstrip().startswith("{") and re.search(rf'"edgematch"\s*:\s*"{kind}"', source.text) is not None
+
+    return sniff
+
+
+FORMAT = Format(
+    name="json",
+    description="edgematch JSON (lossless, for programs)",
+    extensions=(".json",),
+    read=read,
+    write=write,
+    read_solution=read_solution,
+    write_solution=write_solution,
+    sniff=_sniff("puzzle"),
+    solution_extensions=(".json",),
+    solution_sniff=_sniff("solution"),
+)

@@ -1,0 +1,399 @@
+"""The puzzle model: tiles, puzzles, solutions, and the geometry every other layer relies on.
+
+Glossary (used across the project):
+    w, h    board width and height; cells are numbered row-major from the top-left, 0-based
+    cell    a board position; row = cell // w, col = cell % w
+    side    N E S W = 0 1 2 3, clockwise from the top
+    t       a tile index into ``puzzle.tiles`` (0-based)
+    r       a rotation: clockwise quarter turns; after r turns side i shows ``edges[(i - r) % 4]``
+    label   an int on a tile edge; ``same`` rule: touching edges are equal; ``signed`` rule: +k meets -k
+    frame   the optional label that must face outward on every border edge and never appear inside
+    seam    two touching edges: (cell a, side E or S) against (the neighbour, side W or N)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from edgematch.errors import PuzzleError
+
+N, E, S, W = 0, 1, 2, 3
+SIDES = (N, E, S, W)
+SIDE_NAMES = ("N", "E", "S", "W")
+OPPOSITE = (S, W, N, E)
+RULES = ("same", "signed")
+
+Rule = Literal["same", "signed"]
+Edges = tuple[int, int, int, int]
+
+
+def rotate_edges(edges: Sequence[int], r: int) -> Edges:
+    """The labels facing N, E, S, W after ``r`` clockwise quarter turns (one turn: old W faces N)."""
+    r %= 4
+    return (edges[(0 - r) % 4], edges[(1 - r) % 4], edges[(2 - r) % 4], edges[(3 - r) % 4])
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One square tile: four edge labels in the order N, E, S, W."""
+
+    edges: Edges
+
+    def __post_init__(self) -> None:
+        edges = tuple(self.edges)
+        if len(edges) != 4:
+            raise PuzzleError(f"a tile has 4 edges (N E S W), got {len(edges)}: {edges}")
+        for x in edges:
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise PuzzleError(f"tile labels are integers, got {x!r} in {edges}")
+        object.__setattr__(self, "edges", edges)
+
+    @classmethod
+    def of(cls, n: int, e: int, s: int, w: int) -> Tile:
+        return cls((n, e, s, w))
+
+    def rotated(self, r: int) -> Edges:
+        """The labels facing N, E, S, W when the tile is placed with ``r`` clockwise turns."""
+        return rotate_edges(self.edges, r)
+
+    def period(self) -> int:
+        """Smallest number of turns that maps the tile onto itself: 1, 2 or 4."""
+        for p in (1, 2):
+            if self.rotated(p) == self.edges:
+                return p
+        return 4
+
+    def distinct_rotations(self) -> tuple[int, ...]:
+        """Rotations that look different (a self-symmetric tile has fewer than four)."""
+        return tuple(range(self.period()))
+
+    def canonical(self, rotations: bool = True) -> Edges:
+        """A key equal for tiles that are the same physical piece (up to turning, if rotation is allowed)."""
+        if not rotations:
+            return self.edges
+        return min(self.rotated(r) for r in range(4))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.edges)
+
+    def __getitem__(self, side: int) -> int:
+        return self.edges[side]
+
+
+class Hint(NamedTuple):
+    """A fixed placement: tile ``tile`` on ``cell`` turned ``rotation`` times clockwise."""
+
+    cell: int
+    tile: int
+    rotation: int
+
+
+class Placement(NamedTuple):
+    """What a solution puts on one cell."""
+
+    tile: int
+    rotation: int
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """An edge-matching puzzle. Validated on creation; raises :class:`PuzzleError` listing every problem.
+
+    ``labels`` maps a label to the name shown for it (``{1: "mantis", -1: "-mantis"}``); it is display only.
+    """
+
+    width: int
+    height: int
+    tiles: tuple[Tile, ...]
+    rule: Rule = "same"
+    frame: int | None = None
+    rotations: bool = True
+    hints: tuple[Hint, ...] = ()
+    labels: Mapping[int, str] = field(default_factory=dict, hash=False)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        tiles = tuple(t if isinstance(t, Tile) else Tile(tuple(t)) for t in self.tiles)
+        hints = tuple(Hint(*h) for h in self.hints)
+        object.__setattr__(self, "tiles", tiles)
+        object.__setattr__(self, "hints", hints)
+        object.__setattr__(self, "labels", dict(self.labels))
+        problems = list(self._problems())
+        if problems:
+            raise PuzzleError("; ".join(problems))
+
+    # ----- validation -------------------------------------------------------------------------------
+    def _problems(self) -> Iterator[str]:
+        w, h = self.width, self.height
+        if not (isinstance(w, int) and isinstance(h, int)) or w < 1 or h < 1:
+            yield f"board size must be at least 1x1, got {w}x{h}"
+            return
+        if self.rule not in RULES:
+            yield f"unknown rule {self.rule!r} (expected one of: {', '.join(RULES)})"
+            return
+        if len(self.tiles) != w * h:
+            yield f"a {w}x{h} board needs {w * h} tiles, got {len(self.tiles)}"
+            return
+        if self.rule == "signed":
+            zero = [i for i, t in enumerate(self.tiles) if 0 in t.edges and self.frame != 0]
+            if zero:
+                yield (
+                    f"signed puzzle: label 0 has no opposite (tile {zero[0]}); use +k/-k labels, "
+                    "or declare 0 as the frame"
+                )
+        if self.frame is not None:
+            yield from self._frame_problems()
+        yield from self._hint_problems()
+        yield from self._label_problems()
+
+    def _frame_problems(self) -> Iterator[str]:
+        need = Counter(self._pattern_key(self.border_sides(c)) for c in range(self.size))
+        have = Counter(
+            self._pattern_key(tuple(i for i in SIDES if t.edges[i] == self.frame)) for t in self.tiles
+        )
+        if need != have:
+            def describe(counts: Counter) -> str:
+                return ", ".join(f"{counts[k]} {_pattern_name(k)}" for k in sorted(need | have, key=sorted))
+
+            yield f"the frame needs {describe(need)} tiles; the tiles give {describe(have)}"
+
+    def _pattern_key(self, sides: Iterable[int]) -> tuple[int, ...]:
+        """Frame sides of a tile or cell, up to rotation when rotation is allowed."""
+        sides = tuple(sorted(sides))
+        if not self.rotations:
+            return sides
+        return min(tuple(sorted((s + r) % 4 for s in sides)) for r in range(4))
+
+    def _hint_problems(self) -> Iterator[str]:
+        seen_cells: dict[int, int] = {}
+        seen_tiles: dict[int, int] = {}
+        for i, (cell, t, r) in enumerate(self.hints):
+            if not 0 <= cell < self.size:
+                yield f"hint {i}: cell {cell} is off the {self.width}x{self.height} board"
+            elif cell in seen_cells:
+                yield f"hint {i}: cell {cell} is already fixed by hint {seen_cells[cell]}"
+            if not 0 <= t < len(self.tiles):
+                yield f"hint {i}: tile {t} does not exist (tiles are 0..{len(self.tiles) - 1})"
+            elif t in seen_tiles:
+                yield f"hint {i}: tile {t} is already placed by hint {seen_tiles[t]}"
+            if not 0 <= r < 4:
+                yield f"hint {i}: rotation {r} is not 0..3"
+            elif r and not self.rotations:
+                yield f"hint {i}: rotation {r} but this puzzle forbids rotating tiles"
+            seen_cells.setdefault(cell, i)
+            seen_tiles.setdefault(t, i)
+        placed = {
+            c: self.tiles[t].rotated(r)
+            for c, t, r in self.hints
+            if 0 <= c < self.size and 0 <= t < len(self.tiles) and 0 <= r < 4
+        }
+        for cell, edges in placed.items():
+            for side in SIDES:
+                nb = self.neighbour(cell, side)
+                if nb is None:
+                    if self.frame is not None and edges[side] != self.frame:
+                        yield f"hint on cell {cell} puts {self.label_name(edges[side])} on the frame"
+                elif self.frame is not None and edges[side] == self.frame:
+                    yield f"hint on cell {cell} puts the frame label inside, facing {SIDE_NAMES[side]}"
+                elif nb in placed and side in (E, S):
+                    other = placed[nb][OPPOSITE[side]]
+                    if not self.matches(edges[side], other):
+                        yield (
+                            f"hints on cells {cell} and {nb} clash: {self.label_name(edges[side])} "
+                            f"meets {self.label_name(other)}"
+                        )
+
+    def _label_problems(self) -> Iterator[str]:
+        used = self.label_set()
+        names: dict[str, int] = {}
+        for label, name in self.labels.items():
+            if isinstance(label, bool) or not isinstance(label, int):
+                yield f"label names are keyed by integer labels, got {label!r}"
+                continue
+            if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
+                yield f"label {label}: name {name!r} must be a non-empty word without spaces or '#'"
+                continue
+            if _is_int(name):
+                yield f"label {label}: name {name!r} looks like a number"
+            if label not in used and (self.rule != "signed" or -label not in used):
+                yield f"label {label} is named {name!r} but no tile carries it"
+        shown = used | ({-x for x in used} if self.rule == "signed" else set())
+        for label in sorted(shown, key=lambda v: (abs(v), v)):
+            name = self.label_name(label)
+            if name in names and names[name] != label:
+                yield f"labels {names[name]} and {label} are both shown as {name!r}"
+            names[name] = label
+        if not isinstance(self.name, str) or "\n" in self.name or "\r" in self.name or self.name != self.name.strip():
+            yield f"the puzzle name must be one line without surrounding spaces, got {self.name!r}"
+
+    # ----- geometry ---------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self.width * self.height
+
+    @property
+    def seam_count(self) -> int:
+        """Inner seams: ``w*(h-1) + h*(w-1)``; a full solution matches all of them."""
+        return self.width * (self.height - 1) + self.height * (self.width - 1)
+
+    def neighbour(self, cell: int, side: int) -> int | None:
+        """The cell across ``side`` of ``cell``, or None on the border."""
+        row, col = divmod(cell, self.width)
+        if side == N:
+            return cell - self.width if row > 0 else None
+        if side == S:
+            return cell + self.width if row < self.height - 1 else None
+        if side == E:
+            return cell + 1 if col < self.width - 1 else None
+        return cell - 1 if col > 0 else None
+
+    def border_sides(self, cell: int) -> tuple[int, ...]:
+        """Sides of ``cell`` that face out of the board."""
+        return tuple(s for s in SIDES if self.neighbour(cell, s) is None)
+
+    def seams(self) -> list[tuple[int, int, int, int]]:
+        """Every inner seam as (cell, side, neighbour, neighbour's side), side being E or S."""
+        out = []
+        for cell in range(self.size):
+            for side in (E, S):
+                nb = self.neighbour(cell, side)
+                if nb is not None:
+                    out.append((cell, side, nb, OPPOSITE[side]))
+        return out
+
+    # ----- labels and the matching rule -------------------------------------------------------------
+    def partner(self, label: int) -> int:
+        """The label an edge must touch: itself (``same``) or its negation (``signed``)."""
+        return -label if self.rule == "signed" else label
+
+    def matches(self, a: int, b: int) -> bool:
+        """Whether two touching edges fit (never true for the frame label inside the board)."""
+        if self.frame is not None and (a == self.frame or b == self.frame):
+            return False
+        return b == self.partner(a)
+
+    def partner_table(self) -> dict[int, int]:
+        """``partner[label]`` for every non-frame label on the tiles and its partner."""
+        labels = self.label_set() - ({self.frame} if self.frame is not None else set())
+        labels |= {self.partner(x) for x in labels}
+        return {x: self.partner(x) for x in sorted(labels)}
+
+    def label_set(self) -> set[int]:
+        return {x for t in self.tiles for x in t.edges}
+
+    def colours(self) -> list[int]:
+        """The colours in play: labels up to sign for ``signed``, without the frame, sorted."""
+        keys = {abs(x) if self.rule == "signed" else x for x in self.label_set()}
+        keys.discard(self.frame)
+        return sorted(keys)
+
+    def label_name(self, label: int) -> str:
+        """The display name of ``label`` (its number when it has no name)."""
+        if label in self.labels:
+            return self.labels[label]
+        if self.rule == "signed" and -label in self.labels and label < 0:
+            return "-" + self.labels[-label]
+        return str(label)
+
+    # ----- tile classes -----------------------------------------------------------------------------
+    def frame_sides(self, tile: int) -> tuple[int, ...]:
+        """Sides of tile ``tile`` (unrotated) that carry the frame label."""
+        if self.frame is None:
+            return ()
+        return tuple(s for s in SIDES if self.tiles[tile].edges[s] == self.frame)
+
+    def fits_frame(self, tile: int, cell: int, r: int) -> bool:
+        """Whether tile ``tile`` turned ``r`` times shows the frame exactly on the border sides of ``cell``."""
+        if self.frame is None:
+            return True
+        edges = self.tiles[tile].rotated(r)
+        border = set(self.border_sides(cell))
+        return all((edges[s] == self.frame) == (s in border) for s in SIDES)
+
+    def allowed_rotations(self, tile: int) -> tuple[int, ...]:
+        """Rotations tile ``tile`` may take: its distinct ones, or only 0 when rotation is forbidden."""
+        return self.tiles[tile].distinct_rotations() if self.rotations else (0,)
+
+    def duplicate_groups(self) -> list[list[int]]:
+        """Groups (size >= 2) of tile indices that are the same physical piece."""
+        groups: dict[Edges, list[int]] = {}
+        for i, t in enumerate(self.tiles):
+            groups.setdefault(t.canonical(self.rotations), []).append(i)
+        return [g for g in groups.values() if len(g) > 1]
+
+    # ----- convenience ------------------------------------------------------------------------------
+    def replace(self, **changes: object) -> Puzzle:
+        """A copy with some fields changed (validated again)."""
+        fields = {
+            "width": self.width, "height": self.height, "tiles": self.tiles, "rule": self.rule,
+            "frame": self.frame, "rotations": self.rotations, "hints": self.hints,
+            "labels": self.labels, "name": self.name,
+        }
+        fields.update(changes)
+        return Puzzle(**fields)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        extra = f", frame={self.frame}" if self.frame is not None else ""
+        extra += "" if self.rotations else ", rotations=False"
+        extra += f", hints={len(self.hints)}" if self.hints else ""
+        title = f"{self.name!r}, " if self.name else ""
+        return f"Puzzle({title}{self.width}x{self.height}, {self.rule}{extra})"
+
+
+def _is_int(word: str) -> bool:
+    try:
+        int(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _pattern_name(key: tuple[int, ...]) -> str:
+    n = len(key)
+    if n == 0:
+        return "inner"
+    if n == 1:
+        return "border"
+    if n == 2:
+        return "corner" if (key[1] - key[0]) % 2 else "two-sided (strip)"
+    if n == 3:
+        return "end (3 frame edges)"
+    return "single (4 frame edges)"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A full board: for every cell (row-major), the tile placed there and its clockwise turns."""
+
+    width: int
+    height: int
+    cells: tuple[Placement, ...]
+
+    def __post_init__(self) -> None:
+        cells = tuple(Placement(*p) for p in self.cells)
+        object.__setattr__(self, "cells", cells)
+        if self.width < 1 or self.height < 1 or len(cells) != self.width * self.height:
+            raise PuzzleError(
+                f"a {self.width}x{self.height} solution needs {self.width * self.height} placements, "
+                f"got {len(cells)}"
+            )
+
+    @classmethod
+    def from_pairs(cls, puzzle: Puzzle, pairs: Iterable[tuple[int, int]]) -> Solution:
+        return cls(puzzle.width, puzzle.height, tuple(Placement(t, r) for t, r in pairs))
+
+    def grid(self, puzzle: Puzzle) -> tuple[Edges, ...]:
+        """The labels each cell shows (N, E, S, W), row-major. Tiles must be valid indices."""
+        return tuple(puzzle.tiles[t].rotated(r) for t, r in self.cells)
+
+    def __iter__(self) -> Iterator[Placement]:
+        return iter(self.cells)
+
+
+__all__ = [
+    "E", "N", "OPPOSITE", "RULES", "S", "SIDES", "SIDE_NAMES", "W",
+    "Edges", "Hint", "Placement", "Puzzle", "Rule", "Solution", "Tile", "rotate_edges",
+]

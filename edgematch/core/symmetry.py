@@ -1,0 +1,74 @@
+"""Turning the whole board, and the key that decides when two solutions look the same.
+
+Two solutions are the same *distinct* solution when their grids of visible labels are equal up to a
+board turn that the puzzle allows: 4 turns on a square board, 2 (0 and 180 degrees) on a rectangle, and
+only the turns that map the hints onto themselves. The frame is unchanged by any turn. Comparing visible
+labels merges identical tiles and self-symmetric tiles for free.
+"""
+
+from __future__ import annotations
+
+from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
+
+Grid = tuple[Edges, ...]
+
+
+def turn_grid(grid: Grid, width: int, height: int, k: int) -> tuple[Grid, int, int]:
+    """The label grid after turning the board ``k`` quarter turns clockwise; returns (grid, width, height)."""
+    for _ in range(k % 4):
+        # one clockwise turn: new cell (r, c) shows old cell (height-1-c, r), each tile turned once
+        new_w, new_h = height, width
+        grid = tuple(
+            rotate_edges(grid[(height - 1 - c) * width + r], 1)
+            for r in range(new_h)
+            for c in range(new_w)
+        )
+        width, height = new_w, new_h
+    return grid, width, height
+
+
+def turn_cell(cell: int, width: int, height: int, k: int) -> int:
+    """Where ``cell`` goes when the board turns ``k`` quarter turns clockwise."""
+    for _ in range(k % 4):
+        row, col = divmod(cell, width)
+        # old (row, col) lands at new (col, height-1-row) on a board of width `height`
+        cell = col * height + (height - 1 - row)
+        width, height = height, width
+    return cell
+
+
+def board_turns(puzzle: Puzzle) -> tuple[int, ...]:
+    """Board turns (in quarter turns) that map the puzzle onto itself: shape, frame and hints preserved."""
+    w, h = puzzle.width, puzzle.height
+    candidates = (0, 1, 2, 3) if w == h else (0, 2)
+    if not puzzle.hints:
+        return candidates
+    hinted = {cell: puzzle.tiles[t].rotated(r) for cell, t, r in puzzle.hints}
+    allowed = []
+    for k in candidates:
+        if all(
+            hinted.get(turn_cell(cell, w, h, k)) == rotate_edges(edges, k) for cell, edges in hinted.items()
+        ):
+            allowed.append(k)
+    return tuple(allowed)
+
+
+def distinct_key(puzzle: Puzzle, solution: Solution, turns: tuple[int, ...] | None = None) -> Grid:
+    """A key equal for solutions that look the same: the least label grid over the allowed board turns.
+
+    Pass ``turns`` (from :func:`board_turns`) when keying many solutions of one puzzle.
+    """
+    if turns is None:
+        turns = board_turns(puzzle)
+    grid = solution.grid(puzzle)
+    return min(turn_grid(grid, puzzle.width, puzzle.height, k)[0] for k in turns)
+
+
+def turn_solution(puzzle: Puzzle, solution: Solution, k: int) -> Solution:
+    """The same placements with the whole board turned ``k`` times: each tile moves and turns with it."""
+    w, h = puzzle.width, puzzle.height
+    new_w, new_h = (h, w) if k % 2 else (w, h)
+    cells = [None] * len(solution.cells)
+    for cell, (t, r) in enumerate(solution.cells):
+        cells[turn_cell(cell, w, h, k)] = (t, (r + k) % 4)
+    return Solution(new_w, new_h, tuple(cells))  # type: ignore[arg-type]
