@@ -156,7 +156,8 @@ class Puzzle:
         )
         if need != have:
             def describe(counts: Counter) -> str:
-                return ", ".join(f"{counts[k]} {_pattern_name(k)}" for k in sorted(need | have, key=sorted))
+                keys = sorted(counts, key=lambda k: (-len(k), k))
+                return ", ".join(f"{counts[k]} {_pattern_name(k)}" for k in keys)
 
             yield f"the frame needs {describe(need)} tiles; the tiles give {describe(have)}"
 

@@ -104,7 +104,8 @@ def read_puzzle(path: str | Path, format: str | None = None) -> Puzzle:
     return fmt.read(source)
 
 
-def _writer_for(path: str | Path | None, format: str | None, solution: bool) -> Format:
+def writer_for(path: str | Path | None, format: str | None = None, solution: bool = False) -> Format:
+    """The format to write: ``format`` if named, else by the extension of ``path``, else native."""
     if format:
         return get_format(format)
     if path is not None:
@@ -118,7 +119,7 @@ def _writer_for(path: str | Path | None, format: str | None, solution: bool) -> 
 def write_puzzle(puzzle: Puzzle, path: str | Path | None = None, format: str | None = None) -> str:
     """The puzzle as text in ``format`` (else from the extension of ``path``, else native); written to
     ``path`` when given. Raises FormatError if the format cannot hold this puzzle."""
-    fmt = _writer_for(path, format, solution=False)
+    fmt = writer_for(path, format, solution=False)
     if fmt.write is None:
         raise UsageError(f"format {fmt.name!r} can be read but not written")
     text = fmt.write(puzzle)
@@ -150,7 +151,7 @@ def write_solution(
     solution: Solution, path: str | Path | None = None, format: str | None = None, puzzle: Puzzle | None = None
 ) -> str:
     """The solution as text (native unless ``format`` or the extension of ``path`` says otherwise)."""
-    fmt = _writer_for(path, format, solution=True)
+    fmt = writer_for(path, format, solution=True)
     if fmt.write_solution is None:
         raise UsageError(f"format {fmt.name!r} cannot hold solutions")
     text = fmt.write_solution(solution, puzzle)
@@ -160,6 +161,6 @@ def write_solution(
 
 
 __all__ = [
-    "Format", "Source", "detect_format", "formats", "get_format", "parse_puzzle", "parse_solution",
+    "Format", "Source", "detect_format", "writer_for", "formats", "get_format", "parse_puzzle", "parse_solution",
     "read_puzzle", "read_solution", "write_puzzle", "write_solution",
 ]

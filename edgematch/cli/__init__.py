@@ -1,0 +1,1 @@
+"""The ``edgematch`` command line (top layer: may import everything below it)."""

@@ -1,0 +1,263 @@
+"""Puzzle commands: generate, render, convert, check, info, formats.
+
+Solving commands (solve, count) and the benchmark (bench, report) live in their own modules.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from edgematch.cli.main import EXIT_INVALID, app, out, reported
+from edgematch.core import formats as fmt
+from edgematch.core.analysis import facts, format_count
+from edgematch.core.checker import check
+from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import UsageError
+
+FormatOpt = Annotated[
+    str | None, typer.Option("--format", "-f", help="Input format (default: from extension or content).")
+]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``4x5`` (width x height) or ``4`` (square)."""
+    parts = text.lower().split("x")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        raise UsageError(f"size must look like 4x4 or 4, got {text!r}") from None
+    if len(numbers) == 1:
+        numbers *= 2
+    if len(numbers) != 2 or min(numbers) < 1:
+        raise UsageError(f"size must look like 4x4 or 4 with positive numbers, got {text!r}")
+    return numbers[0], numbers[1]
+
+
+def emit(text: str | bytes, path: Path | None) -> None:
+    """Write ``text`` to ``path``, or to standard output."""
+    if path is None:
+        if isinstance(text, bytes):
+            raise UsageError("binary output (PNG) needs -o FILE")
+        sys.stdout.write(text)
+        return
+    try:
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+class Rule(str, Enum):
+    same = "same"
+    signed = "signed"
+
+
+@app.command("generate")
+def generate_cmd(
+    size: Annotated[str, typer.Argument(help="Board size: WxH, or N for a square.")],
+    colours: Annotated[int, typer.Option("--colours", "-c", help="Colours (unframed puzzles).")] = 4,
+    framed: Annotated[bool, typer.Option("--framed", help="Frame label 0 around the border.")] = False,
+    border_colours: Annotated[
+        int | None, typer.Option(help="Colours on rim seams (framed; default --colours).")
+    ] = None,
+    inner_colours: Annotated[
+        int | None, typer.Option(help="Colours on inner seams (framed; default --colours).")
+    ] = None,
+    rule: Annotated[Rule, typer.Option(help="same: equal labels touch; signed: +k touches -k.")] = Rule.same,
+    rotations: Annotated[bool, typer.Option(help="Whether tiles may be turned.")] = True,
+    duplicates: Annotated[bool, typer.Option(help="Allow identical tiles.")] = True,
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same puzzle.")] = 0,
+    random: Annotated[
+        bool, typer.Option("--random", help="Plain random tiles, no planted solution (the Arc experiment).")
+    ] = False,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Puzzle file (default: stdout).")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Output format (default: from -o, else native).")] = None,
+    solution: Annotated[Path | None, typer.Option("--solution", help="Also write the planted solution.")] = None,
+) -> None:
+    """Generate a random puzzle: planted (solvable, shuffled and turned) or plain random tiles."""
+    with reported():
+        width, height = parse_size(size)
+        if random:
+            if framed or solution:
+                raise UsageError("--random makes plain random tiles: no frame and no planted solution")
+            puzzle = random_tiles(width, height, colours, rule.value, rotations, seed)
+        else:
+            spec = GeneratorSpec(
+                width, height, colours=colours, framed=framed, border_colours=border_colours,
+                inner_colours=inner_colours, rule=rule.value, rotations=rotations, duplicates=duplicates,
+                seed=seed,
+            )
+            puzzle, planted = generate(spec)
+            if solution is not None:
+                fmt.write_solution(planted, solution, puzzle=puzzle)
+        emit(fmt.write_puzzle(puzzle, format=to or _format_for(output)), output)
+
+
+def _format_for(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    return fmt.writer_for(path).name
+
+
+class Style(str, Enum):
+    terminal = "terminal"
+    ascii = "ascii"
+    svg = "svg"
+    png = "png"
+
+
+@app.command("render")
+def render_cmd(
+    file: Annotated[Path, typer.Argument(help="Puzzle file.")],
+    solution: Annotated[Path | None, typer.Option("--solution", "-s", help="Draw this solution's board.")] = None,
+    style: Annotated[
+        Style | None, typer.Option("--as", help="Output kind (default: from -o's extension, else terminal).")
+    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output file (default: stdout).")] = None,
+    format: FormatOpt = None,
+) -> None:
+    """Draw a puzzle's tiles (in a tray) or a solved board: ASCII, coloured terminal, SVG or PNG."""
+    from edgematch.core import render
+
+    with reported():
+        puzzle = fmt.read_puzzle(file, format)
+        sol = _read_solution(solution, puzzle) if solution else None
+        if style is None:
+            suffix = output.suffix.lower() if output else ""
+            style = {".svg": Style.svg, ".png": Style.png}.get(suffix, Style.ascii if output else Style.terminal)
+        if style is Style.terminal:
+            out.print(render.render_terminal(puzzle, sol))
+        elif style is Style.ascii:
+            emit(render.render_ascii(puzzle, sol), output)
+        elif style is Style.svg:
+            emit(render.render_svg(puzzle, sol), output)
+        else:
+            emit(render.render_png(puzzle, sol), output)
+
+
+def _read_solution(path: Path, puzzle: Puzzle) -> Solution:
+    return fmt.read_solution(path, puzzle=puzzle)
+
+
+@app.command("convert")
+def convert_cmd(
+    source: Annotated[Path, typer.Argument(help="Input file.")],
+    target: Annotated[Path | None, typer.Argument(help="Output file (default: stdout).")] = None,
+    from_: Annotated[str | None, typer.Option("--from", help="Input format (default: detected).")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Output format (default: from the extension).")] = None,
+    solution: Annotated[
+        bool, typer.Option("--solution", help="Convert a solution file instead of a puzzle.")
+    ] = False,
+    puzzle_file: Annotated[
+        Path | None, typer.Option("--puzzle", help="The puzzle of a solution (gives the board size to .sol).")
+    ] = None,
+) -> None:
+    """Convert a puzzle (or with --solution a solution) between formats; see `edgematch formats`."""
+    with reported():
+        if solution:
+            puzzle = fmt.read_puzzle(puzzle_file) if puzzle_file else None
+            sol = fmt.read_solution(source, from_, puzzle)
+            text = fmt.write_solution(sol, format=to or _solution_format_for(target), puzzle=puzzle)
+        else:
+            text = fmt.write_puzzle(fmt.read_puzzle(source, from_), format=to or _format_for(target))
+        emit(text, target)
+
+
+def _solution_format_for(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    return fmt.writer_for(path, solution=True).name
+
+
+@app.command("check")
+def check_cmd(
+    puzzle_file: Annotated[Path, typer.Argument(help="Puzzle file.")],
+    solution_file: Annotated[Path, typer.Argument(help="Solution file (native, JSON or .sol).")],
+    format: FormatOpt = None,
+    solution_format: Annotated[str | None, typer.Option(help="Solution format (default: detected).")] = None,
+) -> None:
+    """Check a solution against a puzzle: every violation by cell or seam. Exit 0 valid, 1 invalid."""
+    with reported():
+        puzzle = fmt.read_puzzle(puzzle_file, format)
+        sol = fmt.read_solution(solution_file, solution_format, puzzle)
+        result = check(puzzle, sol)
+    for violation in result.violations:
+        out.print(Text.assemble(("x ", "red"), str(violation)), highlight=False)
+    out.print(Text(result.summary(), style="green" if result.ok else "red"), highlight=False)
+    if not result.ok:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@app.command("info")
+def info_cmd(
+    files: Annotated[list[Path], typer.Argument(help="Puzzle files.")],
+    format: FormatOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Facts about puzzles: size, colours per edge class, tile classes, duplicates, expected solutions."""
+    with reported():
+        puzzles = [(path, fmt.read_puzzle(path, format)) for path in files]
+    if as_json:
+        rows = []
+        for path, puzzle in puzzles:
+            f = facts(puzzle)
+            rows.append(dict(asdict(f), file=str(path), expected_solutions=f.expected_solutions))
+        sys.stdout.write(json.dumps(rows if len(rows) > 1 else rows[0], indent=2) + "\n")
+        return
+    for path, puzzle in puzzles:
+        out.print(_info_table(path, puzzle))
+
+
+def _info_table(path: Path, puzzle: Puzzle) -> Table:
+    f = facts(puzzle)
+    table = Table(title=f"{path}" + (f" — {f.name}" if f.name else ""), show_header=False, title_justify="left")
+    table.add_column(style="bold cyan")
+    table.add_column()
+    frame = "none" if f.frame is None else puzzle.label_name(f.frame)
+    table.add_row("board", f"{f.width} x {f.height}, {f.tiles} tiles, {f.seams} inner seams")
+    table.add_row("rule", f"{f.rule} ({'+k meets -k' if f.rule == 'signed' else 'equal labels meet'})")
+    table.add_row("rotations", "allowed" if f.rotations else "forbidden")
+    table.add_row("frame", frame)
+    table.add_row("hints", str(f.hints))
+    if f.frame is not None:
+        table.add_row("tiles by class", f"{f.corner_tiles} corner, {f.border_tiles} border, {f.inner_tiles} inner")
+        table.add_row("colours", f"{f.colours} ({f.rim_colours} on the rim, {f.inner_colours} inside)")
+    else:
+        table.add_row("colours", str(f.colours))
+    if f.duplicate_groups:
+        groups = "; ".join(" = ".join(map(str, g)) for g in f.duplicate_groups)
+        table.add_row("identical tiles", groups)
+    else:
+        table.add_row("identical tiles", "none")
+    if f.self_symmetric:
+        table.add_row("self-symmetric", ", ".join(f"{t} (period {p})" for t, p in f.self_symmetric))
+    else:
+        table.add_row("self-symmetric", "none")
+    table.add_row("arrangements", format_count(f.log10_arrangements))
+    table.add_row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
+    return table
+
+
+@app.command("formats")
+def formats_cmd() -> None:
+    """List the file formats edgematch reads and writes."""
+    table = Table("name", "extensions", "puzzle", "solution", "description")
+    for f in fmt.formats().values():
+        def rw(read, write) -> str:
+            return "/".join(x for x, ok in (("read", read), ("write", write)) if ok) or "-"
+
+        exts = " ".join(f.extensions + tuple(e for e in f.solution_extensions if e not in f.extensions))
+        table.add_row(f.name, exts, rw(f.read, f.write), rw(f.read_solution, f.write_solution), f.description)
+    out.print(table)

@@ -1,0 +1,58 @@
+"""The ``edgematch`` command: the typer app, shared options, and turning errors into one clear line.
+
+Exit codes: 0 success, 1 a negative answer (an invalid solution for ``check``), 2 bad input or usage
+(``FILE:LINE: message`` on stderr, never a traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from edgematch.errors import EdgematchError
+
+app = typer.Typer(
+    name="edgematch",
+    help="Solve edge-matching puzzles (scramble squares, Tetravex, Eternity II style) and measure how.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+out = Console()
+err = Console(stderr=True)
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Run a command body; a project error becomes ``edgematch: FILE:LINE: message`` and exit 2."""
+    try:
+        yield
+    except EdgematchError as exc:
+        err.print(Text.assemble(("edgematch: ", "bold red"), str(exc)), soft_wrap=True, highlight=False)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def run() -> None:
+    """Entry point of the console script."""
+    from edgematch.cli import commands  # noqa: F401  (registers the commands on `app`)
+
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        sys.exit(EXIT_INTERRUPTED)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,76 @@
+"""The checker: every planted solution passes, every kind of violation is found and located."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edgematch.core.checker import check, score
+from edgematch.core.formats import read_puzzle
+from edgematch.core.model import Puzzle, Solution, Tile
+from tests.strategies import planted
+
+
+@given(planted())
+def test_every_planted_solution_passes(pair):
+    puzzle, solution = pair
+    result = check(puzzle, solution)
+    assert result.ok, result.violations
+    assert result.score == puzzle.seam_count == score(puzzle, solution)
+
+
+def _change_one_seam(puzzle: Puzzle, solution: Solution, rng: random.Random):
+    """Change one tile edge on a random inner seam; returns the new puzzle and the seam's two cells."""
+    cell, side, nb, _ = rng.choice(puzzle.seams())
+    t, r = solution.cells[cell]
+    edges = list(puzzle.tiles[t].edges)
+    k = (side - r) % 4  # the tile edge that faces `side` when turned r times
+    old = edges[k]
+    choices = [x for x in range(-9, 10) if x not in (old, puzzle.frame) and (x or puzzle.rule == "same")]
+    edges[k] = rng.choice(choices)
+    tiles = list(puzzle.tiles)
+    tiles[t] = Tile(tuple(edges))
+    return puzzle.replace(tiles=tuple(tiles), labels={}, hints=()), cell, nb
+
+
+@settings(max_examples=150)
+@given(planted(extras=False), st.randoms(use_true_random=False))
+def test_a_random_one_seam_change_is_caught(pair, rng):
+    puzzle, solution = pair
+    if puzzle.seam_count == 0:
+        return
+    changed, cell, nb = _change_one_seam(puzzle, solution, rng)
+    result = check(changed, solution)
+    assert [(v.kind, v.cell, v.other) for v in result.violations] == [("seam", cell, nb)]
+    assert result.score == puzzle.seam_count - 1
+
+
+def test_each_violation_kind_is_reported():
+    puzzle = read_puzzle("examples/insects.em")
+    bad = Solution(3, 3, ((0, 0), (0, 1), (9, 0), (3, 7), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)))
+    kinds = {v.kind for v in check(puzzle, bad).violations}
+    assert {"tile-twice", "tile-range", "rotation-range", "tile-missing", "seam"} <= kinds
+    assert not check(puzzle, Solution(2, 2, ((0, 0),) * 4)).ok
+
+
+def test_frame_and_hint_violations():
+    # a framed 2x2 made of four corner tiles, solved, then one corner turned
+    tiles = (Tile((0, 1, 1, 0)), Tile((0, 0, 1, 1)), Tile((1, 0, 0, 1)), Tile((1, 1, 0, 0)))
+    puzzle = Puzzle(2, 2, tiles, frame=0, hints=((0, 0, 0),))
+    good = Solution(2, 2, ((0, 0), (1, 0), (3, 0), (2, 0)))
+    assert check(puzzle, good).ok
+    turned = Solution(2, 2, ((0, 1), (1, 0), (3, 0), (2, 0)))
+    kinds = [v.kind for v in check(puzzle, turned).violations]
+    assert "frame-edge" in kinds and "frame-inside" in kinds and "hint" in kinds
+    fixed = puzzle.replace(rotations=False, hints=())
+    assert [v.kind for v in check(fixed, turned).violations if v.kind == "rotation-forbidden"]
+
+
+def test_violations_name_their_place():
+    puzzle = read_puzzle("examples/insects.em")
+    sol = Solution(3, 3, tuple((t, 0) for t in range(9)))
+    result = check(puzzle, sol)
+    seams = [v for v in result.violations if v.kind == "seam"]
+    assert seams and all("cell" in str(v) and "meets" in str(v) for v in seams)
+    assert result.score + len(seams) == puzzle.seam_count
+    assert all(v.cell is not None for v in seams)
