@@ -52,7 +52,3 @@ def run() -> None:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         sys.exit(EXIT_INTERRUPTED)
-
-
-if __name__ == "__main__":
-    run()

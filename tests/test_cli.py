@@ -1,0 +1,98 @@
+"""The edgematch command: each command end to end, and bad input as one line with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+import edgematch.cli.commands  # noqa: F401  (registers the commands)
+from edgematch.cli.main import app
+from edgematch.core.checker import check
+from edgematch.core.formats import read_puzzle, read_solution
+
+runner = CliRunner()
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_generate_writes_a_puzzle_and_its_planted_solution(tmp_path):
+    p, s = tmp_path / "p.em", tmp_path / "p.emsol"
+    result = cli("generate", "5x4", "--framed", "--border-colours", "2", "--inner-colours", "3",
+                 "--rule", "signed", "--seed", "9", "-o", p, "--solution", s)
+    assert result.exit_code == 0, result.output
+    puzzle, solution = read_puzzle(p), read_solution(s)
+    assert (puzzle.width, puzzle.height, puzzle.rule, puzzle.frame) == (5, 4, "signed", 0)
+    assert check(puzzle, solution).ok
+    assert cli("check", p, s).exit_code == 0
+
+
+def test_generate_to_stdout_in_json():
+    result = cli("generate", "3", "--to", "json", "--seed", "1")
+    assert json.loads(result.stdout)["width"] == 3
+
+
+def test_check_reports_violations_and_exits_1(tmp_path):
+    p, s = tmp_path / "p.em", tmp_path / "s.emsol"
+    cli("generate", "3x3", "--seed", "4", "-o", p)
+    s.write_text("edgematch solution\nsize 3 3\n0:0 1:0 2:0\n3:0 4:0 5:0\n6:0 7:0 0:0\n")
+    result = cli("check", p, s)
+    assert result.exit_code == 1
+    assert "tile 0 is already used" in result.stdout and "tiles not placed: 8" in result.stdout
+
+
+def test_info_prints_the_facts_of_the_insects():
+    result = cli("info", "examples/insects.em")
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    for fact in ("3 x 3, 9 tiles, 12 inner seams", "signed", "95,126,814,720", "1.38"):
+        assert fact in text
+    data = json.loads(cli("info", "examples/insects.em", "--json").stdout)
+    assert data["expected_solutions"] == pytest.approx(1.384, abs=1e-3)
+
+
+def test_convert_between_formats_keeps_the_puzzle(tmp_path):
+    out = tmp_path / "insects.json"
+    assert cli("convert", "examples/insects.em", out).exit_code == 0
+    assert read_puzzle(out) == read_puzzle("examples/insects.em")
+
+
+def test_render_ascii_to_stdout():
+    result = cli("render", "examples/insects.em", "--as", "ascii")
+    assert result.exit_code == 0
+    assert "mantis" in result.stdout and "-dragonfly" in result.stdout
+
+
+def test_formats_lists_native_and_json():
+    text = cli("formats").stdout
+    assert "native" in text and "json" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["info", "no/such/file.em"], "no/such/file.em: no such file"),
+        (["generate", "3y3"], "size must look like 4x4"),
+        (["generate", "3", "--colours", "0"], "colours must be at least 1"),
+        (["convert", "examples/insects.em", "--to", "nope"], "unknown format 'nope'"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(args, fragment):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert fragment in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_malformed_file_through_the_real_command(tmp_path):
+    bad = tmp_path / "bad.em"
+    bad.write_text("edgematch puzzle\nsize 2 2\ntile 1 1 1 1\ntile 1 1 x 1\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "edgematch", "info", str(bad)], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"edgematch: {bad}:4: unknown label 'x' (declare it with a 'label' line)"
+    assert proc.stdout == ""
