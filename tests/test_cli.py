@@ -11,6 +11,7 @@ import edgematch.cli.commands  # noqa: F401  (registers the commands)
 from edgematch.cli.main import app
 from edgematch.core.checker import check
 from edgematch.core.formats import read_puzzle, read_solution
+from tests.test_malformed import DATA, MALFORMED, MALFORMED_SOLUTIONS
 
 runner = CliRunner()
 
@@ -96,3 +97,29 @@ def test_malformed_file_through_the_real_command(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"edgematch: {bad}:4: unknown label 'x' (declare it with a 'label' line)"
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(("name", "line", "fragment"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_every_malformed_file_exits_2_with_file_and_line(name, line, fragment):
+    path = DATA / name
+    result = cli("info", path)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"edgematch: {path}:{line}: ")
+    assert fragment in result.stderr and "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("name", "line", "fragment"), MALFORMED_SOLUTIONS, ids=[m[0] for m in MALFORMED_SOLUTIONS])
+def test_every_malformed_solution_exits_2(name, line, fragment):
+    path = DATA / name
+    result = cli("convert", "--solution", path)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"edgematch: {path}:{line}: ") and fragment in result.stderr
+
+
+def test_binary_garbage_exits_2(tmp_path):
+    path = tmp_path / "garbage.em"
+    path.write_bytes(bytes(range(256)) * 4)
+    result = cli("render", path)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"edgematch: {path}:1: binary data")

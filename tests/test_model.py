@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgematch.core.model import E, N, S, W, Hint, Puzzle, Tile, rotate_edges
+from edgematch.core.model import E, Hint, N, Puzzle, S, Tile, W, rotate_edges
 from edgematch.errors import PuzzleError
 
 labels = st.integers(-9, 9)

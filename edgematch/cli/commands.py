@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -59,7 +59,7 @@ def emit(text: str | bytes, path: Path | None) -> None:
         raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
-class Rule(str, Enum):
+class Rule(StrEnum):
     same = "same"
     signed = "signed"
 
@@ -111,7 +111,7 @@ def _format_for(path: Path | None) -> str | None:
     return fmt.writer_for(path).name
 
 
-class Style(str, Enum):
+class Style(StrEnum):
     terminal = "terminal"
     ascii = "ascii"
     svg = "svg"

@@ -120,7 +120,12 @@ class Puzzle:
         hints = tuple(Hint(*h) for h in self.hints)
         object.__setattr__(self, "tiles", tiles)
         object.__setattr__(self, "hints", hints)
-        object.__setattr__(self, "labels", dict(self.labels))
+        labels = dict(self.labels)
+        if self.rule == "signed":
+            # "-name" is the default name of -k: an explicit one adds nothing, so equal puzzles compare equal
+            labels = {k: v for k, v in labels.items() if not (k < 0 and labels.get(-k) is not None
+                                                               and v == "-" + str(labels[-k]))}
+        object.__setattr__(self, "labels", labels)
         problems = list(self._problems())
         if problems:
             raise PuzzleError("; ".join(problems))
@@ -287,9 +292,8 @@ class Puzzle:
 
     def colours(self) -> list[int]:
         """The colours in play: labels up to sign for ``signed``, without the frame, sorted."""
-        keys = {abs(x) if self.rule == "signed" else x for x in self.label_set()}
-        keys.discard(self.frame)
-        return sorted(keys)
+        labels = self.label_set() - {self.frame}
+        return sorted({abs(x) for x in labels} if self.rule == "signed" else labels)
 
     def label_name(self, label: int) -> str:
         """The display name of ``label`` (its number when it has no name)."""

@@ -2,8 +2,8 @@
 
 Two solutions are the same *distinct* solution when their grids of visible labels are equal up to a
 board turn that the puzzle allows: 4 turns on a square board, 2 (0 and 180 degrees) on a rectangle, and
-only the turns that map the hints onto themselves. The frame is unchanged by any turn. Comparing visible
-labels merges identical tiles and self-symmetric tiles for free.
+only the turns that map the hints (and, when tiles may not turn, the tile set) onto themselves. The
+frame is unchanged by any turn. Comparing visible labels merges identical and self-symmetric tiles.
 """
 
 from __future__ import annotations
@@ -38,14 +38,20 @@ def turn_cell(cell: int, width: int, height: int, k: int) -> int:
 
 
 def board_turns(puzzle: Puzzle) -> tuple[int, ...]:
-    """Board turns (in quarter turns) that map the puzzle onto itself: shape, frame and hints preserved."""
+    """Board turns (in quarter turns) that map the puzzle onto itself: shape, frame and hints preserved.
+
+    Under these turns the set of solutions is closed (a turned solution is a solution), so counting
+    the solutions that are least in their orbit counts the distinct ones. When rotation is forbidden,
+    a turn also turns every tile, so it is allowed only if the tile set is unchanged by it.
+    """
     w, h = puzzle.width, puzzle.height
     candidates = (0, 1, 2, 3) if w == h else (0, 2)
-    if not puzzle.hints:
-        return candidates
     hinted = {cell: puzzle.tiles[t].rotated(r) for cell, t, r in puzzle.hints}
+    tiles = sorted(t.edges for t in puzzle.tiles)
     allowed = []
     for k in candidates:
+        if not puzzle.rotations and sorted(rotate_edges(e, k) for e in tiles) != tiles:
+            continue
         if all(
             hinted.get(turn_cell(cell, w, h, k)) == rotate_edges(edges, k) for cell, edges in hinted.items()
         ):

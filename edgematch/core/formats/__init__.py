@@ -38,7 +38,7 @@ class Format:
 
 
 # detection tries content sniffers in this order: most specific first
-_MODULES = ("native", "jsonfmt")
+_MODULES = ("native", "jsonfmt", "arc", "racket", "hunde", "puz", "heule", "owen")
 _registry: dict[str, Format] | None = None
 
 

@@ -132,7 +132,8 @@ def write_solution(solution: Solution, puzzle: Puzzle | None = None) -> str:
 
 def _sniff(kind: str):
     def sniff(source: Source) -> bool:
-        return source.text.lstrip().startswith("{") and re.search(rf'"edgematch"\s*:\s*"{kind}"', source.text) is not None
+        tagged = re.search(rf'"edgematch"\s*:\s*"{kind}"', source.text)
+        return source.text.lstrip().startswith("{") and tagged is not None
 
     return sniff
 

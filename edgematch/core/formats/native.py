@@ -4,7 +4,7 @@ Puzzle (``.em``)::
 
     # the insect puzzle from the Arc article
     edgematch puzzle
-    name insects
+    name insects              (the rest of the line, verbatim: no comment here)
     size 3 3                  # width height
     rule signed               # same | signed
     rotations yes             # yes | no
@@ -57,7 +57,7 @@ def read(source: Source) -> Puzzle:
     tile_lines: list[Line] = []
     hints: list[Hint] = []
     frame_word: tuple[str, Line] | None = None
-    raw = source.text.splitlines()
+    raw = source.text.split("\n")
     for line in lines:
         key, args = line.words[0].lower(), line.words[1:]
         if key in ("name", "size", "rule", "rotations", "frame"):

@@ -72,7 +72,8 @@ class Source:
 
     def lines(self, comment: str | None = "#") -> Iterator[Line]:
         """Non-blank lines with comments (from ``comment`` to the end of the line) removed."""
-        for number, raw in enumerate(self.text.splitlines(), start=1):
+        # split on "\n" only: str.splitlines also breaks at form feeds and would shift line numbers
+        for number, raw in enumerate(self.text.split("\n"), start=1):
             text = raw.split(comment, 1)[0] if comment else raw
             text = text.strip()
             if text:
@@ -80,7 +81,7 @@ class Source:
 
     @property
     def last_line(self) -> int:
-        return max(1, len(self.text.splitlines()))
+        return max(1, len(self.text.rstrip("\n").split("\n")))
 
     def build(self, make: Callable[[], T], line: int | Line | None = None) -> T:
         """Call ``make`` and turn a model error into a FormatError at ``line``."""

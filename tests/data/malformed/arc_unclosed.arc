@@ -1,0 +1,5 @@
+; the file was cut short
+(with (mantis 1 beetle 2)
+  (= tiles (list
+    (list beetle mantis (- beetle) mantis)
+    (list beetle mantis (- beetle) mantis)

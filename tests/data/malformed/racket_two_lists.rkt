@@ -1,0 +1,2 @@
+'("cymK" "KyCy" "ymkc" "mkYc")
+'("MycK" "mCkY" "cmKY" "KYmC")

@@ -1,0 +1,3 @@
+; the closing quote is missing
+'("cymK" "KyCy" "ymkc"
+  "mkYc" "MycK "mCkY"
