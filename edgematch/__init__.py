@@ -4,7 +4,8 @@ The public API in one place::
 
     import edgematch
     puzzle = edgematch.read_puzzle("examples/insects.arc")
-    edgematch.check(puzzle, solution)
+    result = edgematch.solve(puzzle)              # backend="auto"
+    edgematch.count(puzzle, distinct=True).distinct
 """
 
 from edgematch.core.checker import CheckResult, Violation, check, score
@@ -12,11 +13,13 @@ from edgematch.core.formats import read_puzzle, read_solution, write_puzzle, wri
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.core.model import Hint, Placement, Puzzle, Solution, Tile
 from edgematch.core.symmetry import board_turns, distinct_key
-from edgematch.errors import EdgematchError, FormatError, PuzzleError, UsageError
+from edgematch.errors import BackendError, EdgematchError, FormatError, PuzzleError, UsageError
+from edgematch.solvers import Result, Status, count, solutions, solve, solve_all
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BackendError", "Result", "Status", "count", "solutions", "solve", "solve_all",
     "CheckResult", "EdgematchError", "FormatError", "GeneratorSpec", "Hint", "Placement", "Puzzle",
     "PuzzleError", "Solution", "Tile", "UsageError", "Violation", "board_turns", "check", "distinct_key",
     "generate", "random_tiles", "read_puzzle", "read_solution", "score", "write_puzzle", "write_solution",

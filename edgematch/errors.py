@@ -43,3 +43,11 @@ class FormatError(EdgematchError, ValueError):
 
 class UsageError(EdgematchError, ValueError):
     """A bad option or argument given to the API or the command line."""
+
+
+class BackendError(EdgematchError):
+    """A solver backend failed, or cannot do what was asked (names the backend and the reason)."""
+
+
+class MissingDependencyError(BackendError):
+    """A backend whose library is not installed: says which extra brings it."""

@@ -7,13 +7,13 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-import edgematch.cli.commands  # noqa: F401  (registers the commands)
-from edgematch.cli.main import app
+from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
 from edgematch.core.formats import read_puzzle, read_solution
 from tests.test_malformed import DATA, MALFORMED, MALFORMED_SOLUTIONS
 
 runner = CliRunner()
+app = load_commands()
 
 
 def cli(*args):

@@ -43,10 +43,16 @@ def reported() -> Iterator[None]:
         raise typer.Exit(EXIT_USAGE) from None
 
 
+def load_commands() -> typer.Typer:
+    """The app with every command registered (each command module adds its own to ``app``)."""
+    from edgematch.cli import commands, solve  # noqa: F401
+
+    return app
+
+
 def run() -> None:
     """Entry point of the console script."""
-    from edgematch.cli import commands  # noqa: F401  (registers the commands on `app`)
-
+    load_commands()
     try:
         app()
     except KeyboardInterrupt:

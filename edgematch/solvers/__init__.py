@@ -1,4 +1,12 @@
 """Solver backends by short name, one result type, and solve() / solutions() / count().
 
-Filled in by the backend issues; solver libraries are imported lazily inside each backend.
+Solver libraries are imported lazily inside each backend, so importing this package is cheap.
 """
+
+from edgematch.solvers.api import choose_backend, count, solutions, solve, solve_all
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, backend_names, get_backend
+
+__all__ = [
+    "Backend", "Result", "Status", "Task", "Timings", "backend_names", "choose_backend", "count",
+    "get_backend", "solutions", "solve", "solve_all",
+]

@@ -1,0 +1,84 @@
+"""Speed of the native backend against the targets of issue 3 (run: python benchmarks/native_speed.py).
+
+1. nodes per second on one core, generated framed 8x8 puzzles (5 inner + 3 border colours), counting
+   under a time limit so every run does the same kind of work;
+2. the Hunde-Spiel: all solutions and the distinct count, in-process after compilation (median of 200);
+3. the Arc experiment: 100 random 3x3 signed puzzles with 4 colours, all solutions of each;
+4. a second `edgematch solve` process: wall time to the first answer, with the compiled code cached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import edgematch
+from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.solvers.native.compiled import ensure_compiled
+
+
+def nodes_per_second(seeds: int, seconds: float) -> None:
+    rates = []
+    for seed in range(1, seeds + 1):
+        puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=5, seed=seed))
+        result = edgematch.count(puzzle, backend="native", time_limit=seconds)
+        c = result.counters
+        rates.append(c["nodes_per_second"])
+        print(f"  8x8 framed 5+3 seed {seed}: {int(c['nodes']):>13,} nodes in {result.timings.solve:5.2f} s "
+              f"= {c['nodes_per_second'] / 1e6:5.1f} M nodes/s ({result.status.value}, {result.count} raw so far)")
+    print(f"nodes/s: median {statistics.median(rates) / 1e6:.1f} M, min {min(rates) / 1e6:.1f} M, "
+          f"max {max(rates) / 1e6:.1f} M")
+
+
+def hunde(repeats: int) -> None:
+    puzzle = edgematch.read_puzzle("examples/hunde.em")
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        all_ = edgematch.solve_all(puzzle, backend="native", distinct=True)
+        times.append(time.perf_counter() - start)
+    assert (all_.count, all_.distinct, len(all_.solutions)) == (16, 2, 16)
+    print(f"Hunde-Spiel all 16 solutions + 2 distinct: median {statistics.median(times) * 1e3:.2f} ms, "
+          f"min {min(times) * 1e3:.2f} ms over {repeats} runs")
+
+
+def arc_experiment(puzzles: int) -> None:
+    start = time.perf_counter()
+    total = solvable = 0
+    for seed in range(puzzles):
+        result = edgematch.solve_all(random_tiles(3, 3, 4, "signed", seed=seed), backend="native")
+        total += len(result.solutions)
+        solvable += bool(result.solutions)
+    elapsed = time.perf_counter() - start
+    print(f"Arc experiment: {puzzles} random 3x3 puzzles, {total} solutions, {solvable} solvable, "
+          f"{elapsed:.3f} s in all")
+
+
+def second_process() -> None:
+    cmd = [sys.executable, "-m", "edgematch", "solve", "examples/insects.em"]
+    subprocess.run(cmd, capture_output=True, check=True)  # make sure the cache is written
+    walls = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True)
+        walls.append(time.perf_counter() - start)
+    print(f"second `edgematch solve` process: {min(walls):.2f} s wall to the first answer (best of 3)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    print(f"compiled code loaded in {ensure_compiled():.2f} s")
+    nodes_per_second(args.seeds, args.seconds)
+    hunde(200)
+    arc_experiment(100)
+    second_process()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""What every backend shares: the task, the one result type, the backend interface and the registry.
+
+Adding a backend (checklist):
+1. Subclass :class:`Backend`: set ``name``, ``extra`` (the pip extra that brings its library) and
+   ``modules`` (what must import); implement :meth:`Backend.run` (and :meth:`Backend.iter_solutions` if
+   it can enumerate lazily). Import the solver library inside those methods, never at module level.
+2. Map every native status to a :class:`Status` explicitly; an unknown one is an error, never "unknown".
+3. Fill :class:`Timings` (build / solve; the API adds check) and backend counters in ``counters``.
+4. Honour ``task.time_limit`` inside the backend; count raw and distinct with the meanings of DESIGN.md.
+5. Register it in ``_BUILTIN`` below and run the solver-neutral tests with ``--backend NAME``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import BackendError, MissingDependencyError, UsageError
+
+Question = Literal["first", "all", "count"]
+
+
+class Status(StrEnum):
+    """How a run ended. ``solved``/``unsat`` are complete answers; ``timeout`` means stopped early
+    (time limit or interrupt: counts are then lower bounds); ``error`` means the backend failed."""
+
+    SOLVED = "solved"
+    UNSAT = "unsat"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Task:
+    """What to ask a backend. ``limit`` caps stored solutions for ``all``; ``distinct`` asks for the
+    distinct count too; ``options`` are backend specific (e.g. ``order="spiral"``)."""
+
+    question: Question = "first"
+    time_limit: float | None = None
+    limit: int | None = None
+    distinct: bool = False
+    workers: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+    progress: Callable[[dict[str, float]], None] | None = None
+
+
+@dataclass
+class Timings:
+    """Seconds spent building the backend's model, searching, and checking the answers."""
+
+    build: float = 0.0
+    solve: float = 0.0
+    check: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.build + self.solve + self.check
+
+
+@dataclass
+class Result:
+    """One result type for every backend and every question."""
+
+    backend: str
+    status: Status
+    solutions: list[Solution] = field(default_factory=list)
+    count: int | None = None
+    distinct: int | None = None
+    timings: Timings = field(default_factory=Timings)
+    counters: dict[str, float] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def solution(self) -> Solution | None:
+        return self.solutions[0] if self.solutions else None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the answer is final (the search finished or proved there is none)."""
+        return self.status in (Status.SOLVED, Status.UNSAT)
+
+
+class Backend:
+    """A way of solving puzzles. Subclasses implement :meth:`run`; see the module docstring."""
+
+    name: str = ""
+    extra: str | None = None
+    modules: tuple[str, ...] = ()
+    description: str = ""
+
+    def __init__(self, sub: str | None = None):
+        self.sub = sub
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}:{self.sub}" if self.sub else self.name
+
+    def missing(self) -> str | None:
+        """None when usable, else what is missing and how to install it."""
+        for module in self.modules:
+            if importlib.util.find_spec(module) is None:
+                how = f"pip install 'edgematch[{self.extra}]'" if self.extra else f"pip install {module}"
+                return f"backend {self.name!r} needs the {module} package: {how}"
+        return None
+
+    def run(self, puzzle: Puzzle, task: Task) -> Result:
+        raise NotImplementedError
+
+    def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
+        """Raw solutions one by one (default: from :meth:`run` with question ``all``)."""
+        result = self.run(puzzle, Task(**{**task.__dict__, "question": "all"}))
+        if result.status is Status.ERROR:
+            raise BackendError(f"{self.full_name}: {result.message}")
+        yield from result.solutions
+
+
+_BUILTIN: dict[str, str] = {
+    # name -> "module:Class", in order of preference for the default
+    "native": "edgematch.solvers.native:NativeBackend",
+}
+
+
+def backend_names() -> list[str]:
+    return list(_BUILTIN)
+
+
+def get_backend(spec: str) -> Backend:
+    """The backend for ``name`` or ``name:sub``; unknown names list the valid ones, missing libraries
+    name the extra to install."""
+    name, _, sub = spec.partition(":")
+    if name not in _BUILTIN:
+        raise UsageError(f"unknown backend {spec!r}; valid backends: {', '.join(['auto', *_BUILTIN])}")
+    module, _, cls = _BUILTIN[name].partition(":")
+    backend: Backend = getattr(importlib.import_module(module), cls)(sub or None)
+    problem = backend.missing()
+    if problem:
+        raise MissingDependencyError(problem)
+    return backend

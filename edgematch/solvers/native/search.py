@@ -1,0 +1,188 @@
+"""Driving the compiled loop: state arrays, prefixes, time slices, and the counters people read.
+
+:class:`Search` owns one resumable search (optionally below a fixed prefix of placements, which is how
+the tree is split for several workers). :func:`drive` runs it in time slices sized from the measured
+node rate (about 0.1 s each), so time limits, progress reports and Ctrl-C are handled between slices.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from edgematch.solvers.native import kernel
+from edgematch.solvers.native.tables import Tables
+
+SLICE_SECONDS = 0.1
+
+
+class Search:
+    """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions)."""
+
+    def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False):
+        P = tables.positions
+        self.tables = tables
+        self.type_left = tables.type_count.copy()
+        self.placed = tables.placed0.copy()
+        self.vis = tables.vis0.copy()
+        self.picks = np.zeros(max(P, 1), np.uint32)
+        self.ptr = np.zeros(P + 1, np.uint32)
+        self.end = np.zeros(P + 1, np.uint32)
+        self.state = np.zeros(3, np.int64)
+        self.counters = np.zeros(3, np.int64)
+        self.out = kernel.empty_out(P, capacity)
+        self.distinct = distinct and tables.turn_src.shape[0] > 0
+        self.start = len(prefix)
+        self.finished = False
+        for p, i in enumerate(prefix):
+            place(tables, p, i, self.type_left, self.placed, self.vis)
+            self.picks[p] = i
+
+    def step(self, budget: int) -> int:
+        """Run up to ``budget`` nodes; returns the kernel's code and marks the search finished."""
+        t = self.tables
+        code = kernel.search(
+            t.order, t.key_a, t.key_b, t.base, t.extra_n, t.extra_src, t.extra_side,
+            t.tab_start, t.tab_end, t.cand_type, t.cand_edge, t.cand_vis, np.uint32(t.free_label + 1),
+            self.type_left, self.placed, self.vis, self.picks, self.ptr, self.end, self.state, self.start,
+            budget, t.turn_src, self.distinct, self.out, self.counters,
+        )
+        self.finished = code == kernel.FINISHED
+        return int(code)
+
+    def drain(self) -> list[np.ndarray]:
+        """The solutions stored since the last drain (as picks per position)."""
+        n = int(self.state[kernel.STORED])
+        self.state[kernel.STORED] = 0
+        return [self.out[i].copy() for i in range(n)]
+
+    @property
+    def nodes(self) -> int:
+        return int(self.counters[kernel.NODES])
+
+    @property
+    def solutions(self) -> int:
+        return int(self.counters[kernel.SOLUTIONS])
+
+    @property
+    def canonical(self) -> int:
+        return int(self.counters[kernel.CANONICAL])
+
+
+def place(tables: Tables, p: int, i: int, type_left: np.ndarray, placed: np.ndarray, vis: np.ndarray) -> None:
+    cell = int(tables.order[p])
+    type_left[tables.cand_type[i]] -= 1
+    placed[cell * 4: cell * 4 + 4] = tables.cand_edge[i]
+    vis[cell * 4: cell * 4 + 4] = tables.cand_vis[i]
+
+
+def fitting(tables: Tables, p: int, type_left: np.ndarray, placed: np.ndarray) -> list[int]:
+    """Candidates that fit position ``p`` given what is placed (the kernel's test, in Python)."""
+    b = int(tables.base[p]) + int(placed[tables.key_a[p]]) * (tables.free_label + 1) + int(placed[tables.key_b[p]])
+    out = []
+    for i in range(tables.tab_start[b], tables.tab_end[b]):
+        if type_left[tables.cand_type[i]] == 0:
+            continue
+        if all(
+            tables.cand_edge[i, tables.extra_side[p, x]] == placed[tables.extra_src[p, x]]
+            for x in range(tables.extra_n[p])
+        ):
+            out.append(i)
+    return out
+
+
+def prefixes(tables: Tables, target: int) -> tuple[list[tuple[int, ...]], int]:
+    """Split the tree: all fitting prefixes of the shallowest depth giving at least ``target`` of them
+    (never the full depth). Returns the prefixes and the nodes spent finding them."""
+    level: list[tuple[int, ...]] = [()]
+    nodes = 0
+    depth = 0
+    while len(level) < target and depth < tables.positions - 1:
+        nxt = []
+        for prefix in level:
+            type_left = tables.type_count.copy()
+            placed = tables.placed0.copy()
+            vis = tables.vis0.copy()
+            for p, i in enumerate(prefix):
+                place(tables, p, i, type_left, placed, vis)
+            nxt.extend(prefix + (i,) for i in fitting(tables, depth, type_left, placed))
+        nodes += len(nxt)
+        level = nxt
+        depth += 1
+        if not level:
+            break
+    return level, nodes
+
+
+@dataclass
+class Outcome:
+    """How a driven search ended."""
+
+    finished: bool
+    nodes: int = 0
+    solutions: int = 0
+    canonical: int = 0
+    seconds: float = 0.0
+    stopped: str = ""  # "", "time limit", "interrupted", "solution limit"
+    found: list[np.ndarray] = field(default_factory=list)
+
+
+def drive(
+    search: Search,
+    time_limit: float | None = None,
+    want: int | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Outcome:
+    """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the time limit passes,
+    ``should_stop()`` says so (another worker found the answer), or Ctrl-C."""
+    start = time.perf_counter()
+    budget = 200_000
+    found: list[np.ndarray] = []
+    stopped = ""
+    try:
+        while True:
+            t0 = time.perf_counter()
+            before = search.nodes
+            code = search.step(budget)
+            spent = time.perf_counter() - t0
+            batch = search.drain()
+            found.extend(batch)
+            if code == kernel.FINISHED:
+                break
+            if want is not None and len(found) >= want:
+                stopped = "solution limit"
+                break
+            elapsed = time.perf_counter() - start
+            if progress is not None:
+                progress({"nodes": search.nodes, "solutions": search.solutions, "elapsed": elapsed})
+            if time_limit is not None and elapsed >= time_limit:
+                stopped = "time limit"
+                break
+            if should_stop is not None and should_stop():
+                stopped = "stopped"
+                break
+            if code == kernel.BUDGET and spent > 0:
+                rate = (search.nodes - before) / spent
+                budget = int(min(max(rate * SLICE_SECONDS, 10_000), 100_000_000))
+                if time_limit is not None:
+                    budget = int(max(10_000, min(budget, rate * (time_limit - elapsed) + 1)))
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    return Outcome(
+        finished=search.finished, nodes=search.nodes, solutions=search.solutions, canonical=search.canonical,
+        seconds=time.perf_counter() - start, stopped=stopped, found=found,
+    )
+
+
+def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:
+    """Stored solutions one by one, searching lazily (stops at the time limit)."""
+    start = time.perf_counter()
+    while not search.finished:
+        search.step(1_000_000)
+        yield from search.drain()
+        if time_limit is not None and time.perf_counter() - start >= time_limit:
+            return

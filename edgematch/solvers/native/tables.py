@@ -1,0 +1,267 @@
+"""Everything the native search needs, computed once in Python before the compiled loop runs.
+
+Glossary (see also core/model.py):
+    position p   the p-th cell in the fill order (hinted cells are pre-placed and not in the order)
+    type         a group of identical tiles (same up to turning, when turning is allowed); the search
+                 places types, never two copies of the same tile in two orders
+    candidate i  (type, turn) with its four edges; only the distinct turns of a self-symmetric tile
+    norm label   the rule compiled to equality: an edge on the E or S side keeps its label, on the N or W
+                 side it becomes partner(label); two touching edges fit iff their norm labels are equal
+    key          the norm labels a cell must show on up to two sides facing placed neighbours; the
+                 candidates of a (cell class, key sides) combo are bucketed by key, so the search only
+                 walks candidates that already fit two sides
+    class        for framed puzzles, which sides of the cell face out (candidates show the frame exactly
+                 there); unframed puzzles have one class
+
+Counting: every type-level solution is one visible board, so the raw count is it times a constant
+(the permutations of identical tiles and the turns of self-symmetric tiles that look the same), and
+the distinct count is the number of boards that are least among their allowed board turns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from edgematch.core.model import E, S, SIDES, Puzzle, Solution, rotate_edges
+from edgematch.core.symmetry import board_turns, turn_cell
+from edgematch.errors import UsageError
+
+ORDERS = ("row", "spiral", "frame")
+# indices the compiled loop reads are unsigned: numba then skips its negative-index wraparound branch
+INDEX = np.uint32
+DEFAULT_ORDER = "row"
+
+
+def fill_order(puzzle: Puzzle, name: str) -> list[int]:
+    """Cells in the order the search fills them: ``row`` scan; ``spiral`` from the centre outwards
+    (the Hunde-Spiel article's reader filled 2x2 blocks early this way); ``frame``: the border ring
+    clockwise from the top-left corner, then the inside row by row."""
+    w, h = puzzle.width, puzzle.height
+    if name == "row":
+        return list(range(w * h))
+    ring_first = _outside_in(w, h)
+    if name == "spiral":
+        return ring_first[::-1]
+    if name == "frame":
+        ring = ring_first[: 2 * (w + h) - 4 if w > 1 and h > 1 else w * h]
+        inside = sorted(set(range(w * h)) - set(ring))
+        return ring + inside
+    raise UsageError(f"unknown fill order {name!r}; choose one of: {', '.join(ORDERS)}")
+
+
+def _outside_in(w: int, h: int) -> list[int]:
+    """A clockwise spiral from the top-left corner inwards."""
+    out: list[int] = []
+    top, left, bottom, right = 0, 0, h - 1, w - 1
+    while top <= bottom and left <= right:
+        out += [top * w + c for c in range(left, right + 1)]
+        out += [r * w + right for r in range(top + 1, bottom + 1)]
+        if top < bottom:
+            out += [bottom * w + c for c in range(right - 1, left - 1, -1)]
+        if left < right:
+            out += [r * w + left for r in range(bottom - 1, top, -1)]
+        top, left, bottom, right = top + 1, left + 1, bottom - 1, right - 1
+    return out
+
+
+def norm(side: int, label: int, puzzle: Puzzle) -> int:
+    return label if side in (E, S) else puzzle.partner(label)
+
+
+@dataclass
+class Tables:
+    """The compiled view of one puzzle for one fill order (plain numpy arrays, picklable)."""
+
+    order: np.ndarray          # [P] cell at each position
+    key_a: np.ndarray          # [P] index into `placed` (cell*4 + side) of the first key; n*4 = unconstrained
+    key_b: np.ndarray          # [P] the second key
+    base: np.ndarray           # [P] where the position's (class, key sides) table starts in tab_start
+    extra_n: np.ndarray        # [P] further placed neighbours to check (0..2)
+    extra_src: np.ndarray      # [P, 2] their `placed` index
+    extra_side: np.ndarray     # [P, 2] the side of this cell they touch
+    tab_start: np.ndarray      # [K * (L+1)^2] first candidate of a (table, key a, key b) bucket
+    tab_end: np.ndarray        # [K * (L+1)^2] one past the last
+    cand_type: np.ndarray      # [C]
+    cand_rot: np.ndarray       # [C] turns of the type's representative
+    cand_edge: np.ndarray      # [C, 4] norm label ids N E S W
+    cand_vis: np.ndarray       # [C, 4] visible label ids N E S W
+    type_count: np.ndarray     # [T] copies free to place
+    placed0: np.ndarray        # [n*4 + 1] norm label ids of hinted cells; the last slot holds `free`
+    vis0: np.ndarray           # [n*4] visible label ids of hinted cells (-1 elsewhere)
+    turn_src: np.ndarray       # [k, n*4] for each allowed non-trivial board turn: source index per index
+    members: list[list[tuple[int, int]]]  # per type: (tile index, turns from the representative)
+    hinted: dict[int, tuple[int, int]]
+    raw_multiplier: int
+    free_label: int            # the key id meaning "no constraint" (L)
+    order_name: str
+
+    @property
+    def positions(self) -> int:
+        return len(self.order)
+
+
+def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
+    """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve)."""
+    n = puzzle.size
+    hinted = {c: (t, r) for c, t, r in puzzle.hints}
+    hinted_tiles = {t for t, _ in hinted.values()}
+
+    # types: identical tiles grouped, each member remembered with its turn from the representative
+    groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for i, tile in enumerate(puzzle.tiles):
+        rep = tile.canonical(puzzle.rotations)
+        d = next(r for r in range(4) if rotate_edges(rep, r) == tile.edges)
+        if i not in hinted_tiles:
+            groups.setdefault(rep, []).append((i, d))
+    reps = list(groups)
+    members = [groups[r] for r in reps]
+
+    # label ids: norm labels (what the search compares) and visible labels (for the distinct test)
+    def turns_of(rep: tuple[int, ...]) -> range:
+        period = 4 if rotate_edges(rep, 2) != rep else (2 if rotate_edges(rep, 1) != rep else 1)
+        return range(period) if puzzle.rotations else range(1)
+
+    shown = [(t, r, rotate_edges(rep, r)) for t, rep in enumerate(reps) for r in turns_of(rep)]
+    hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
+    all_edges = [e for _, _, e in shown] + list(hint_edges.values())
+    norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
+    vis_ids = _ids({x for e in all_edges for x in e})
+    free = len(norm_ids)
+
+    # cell classes: which sides face out (framed puzzles only)
+    def cell_class(cell: int) -> tuple[int, ...]:
+        return puzzle.border_sides(cell) if puzzle.frame is not None else ()
+
+    def cand_class(edges: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
+
+    cells = fill_order(puzzle, order)
+    cells = [c for c in cells if c not in hinted]
+    placed_before = set(hinted)
+    combos: dict[tuple[tuple[int, ...], int, int], int] = {}
+    P = len(cells)
+    unconstrained = n * 4
+    key_a = np.full(P, unconstrained, INDEX)
+    key_b = np.full(P, unconstrained, INDEX)
+    combo = np.zeros(P, np.int64)
+    extra_n = np.zeros(P, INDEX)
+    extra_src = np.zeros((P, 2), INDEX)
+    extra_side = np.zeros((P, 2), INDEX)
+    for p, cell in enumerate(cells):
+        sides = []
+        for s in (3, 0, 1, 2):  # W, N, E, S: the usual placed neighbours first
+            nb = puzzle.neighbour(cell, s)
+            if nb is not None and nb in placed_before:
+                sides.append((s, nb * 4 + (s + 2) % 4))
+        keys = sides[:2]
+        side_a = keys[0][0] if keys else -1
+        side_b = keys[1][0] if len(keys) > 1 else -1
+        key_a[p] = keys[0][1] if keys else unconstrained
+        key_b[p] = keys[1][1] if len(keys) > 1 else unconstrained
+        combo[p] = combos.setdefault((cell_class(cell), side_a, side_b), len(combos))
+        extra_n[p] = len(sides) - len(keys)
+        for j, (s, src) in enumerate(sides[2:]):
+            extra_side[p, j], extra_src[p, j] = s, src
+        placed_before.add(cell)
+
+    # candidate tables: for each combo, candidates of its class bucketed by their two key labels
+    cand: list[tuple[int, int, tuple[int, ...]]] = []
+    tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
+    tab_end = np.zeros_like(tab_start)
+    for (klass, side_a, side_b), k in combos.items():
+        bucket = []
+        for t, r, edges in shown:
+            if cand_class(edges) != klass:
+                continue
+            la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
+            lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
+            bucket.append((la, lb, t, r, edges))
+        bucket.sort(key=lambda x: (x[0], x[1]))
+        for la, lb, t, r, edges in bucket:
+            if tab_end[k, la, lb] == 0:
+                tab_start[k, la, lb] = len(cand)
+            cand.append((t, r, edges))
+            tab_end[k, la, lb] = len(cand)
+
+    cand_type = np.array([t for t, _, _ in cand], INDEX)
+    cand_rot = np.array([r for _, r, _ in cand], np.int32)
+    cand_edge = np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for _, _, e in cand], INDEX)
+    cand_vis = np.array([[vis_ids[x] for x in e] for _, _, e in cand], np.int32)
+    placed0 = np.zeros(n * 4 + 1, INDEX)
+    placed0[unconstrained] = free
+    vis0 = np.full(n * 4, -1, np.int32)
+    for c, e in hint_edges.items():
+        for s in SIDES:
+            placed0[c * 4 + s] = norm_ids[norm(s, e[s], puzzle)]
+            vis0[c * 4 + s] = vis_ids[e[s]]
+
+    turns = [k for k in board_turns(puzzle) if k]
+    turn_src = np.zeros((len(turns), n * 4), np.int32)
+    for i, k in enumerate(turns):
+        for c in range(n):
+            new = turn_cell(c, puzzle.width, puzzle.height, k)
+            for s in SIDES:
+                turn_src[i, new * 4 + s] = c * 4 + (s - k) % 4
+
+    multiplier = math.prod(math.factorial(len(m)) for m in members)
+    if puzzle.rotations:
+        for group, rep in zip(members, reps, strict=True):
+            multiplier *= (4 // len(turns_of(rep))) ** len(group)
+
+    return Tables(
+        order=np.array(cells, INDEX), key_a=key_a, key_b=key_b, base=(combo * (free + 1) ** 2).astype(INDEX),
+        extra_n=extra_n, extra_src=extra_src, extra_side=extra_side,
+        tab_start=tab_start.reshape(-1), tab_end=tab_end.reshape(-1),
+        cand_type=cand_type.reshape(-1), cand_rot=cand_rot.reshape(-1),
+        cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
+        type_count=np.array([len(m) for m in members], np.int32),
+        placed0=placed0, vis0=vis0, turn_src=turn_src, members=members, hinted=hinted,
+        raw_multiplier=multiplier, free_label=free, order_name=order,
+    )
+
+
+def _ids(values: set[int]) -> dict[int, int]:
+    return {v: i for i, v in enumerate(sorted(values))}
+
+
+def decode(puzzle: Puzzle, tables: Tables, picks: np.ndarray) -> Solution:
+    """One raw solution from the candidate picked at each position (copies assigned in order)."""
+    cells: list[tuple[int, int]] = [(0, 0)] * puzzle.size
+    for c, tr in tables.hinted.items():
+        cells[c] = tr
+    next_copy = [0] * len(tables.members)
+    for p, i in enumerate(picks):
+        t, r = int(tables.cand_type[i]), int(tables.cand_rot[i])
+        tile, d = tables.members[t][next_copy[t]]
+        next_copy[t] += 1
+        cells[int(tables.order[p])] = (tile, (r - d) % 4)
+    return Solution.from_pairs(puzzle, cells)
+
+
+def expand(puzzle: Puzzle, tables: Tables, picks: np.ndarray):
+    """Every raw solution that looks like the board ``picks`` describes (copies permuted, and the
+    turns of self-symmetric tiles that show the same edges)."""
+    from itertools import permutations, product
+
+    by_type: dict[int, list[tuple[int, int]]] = {}
+    for p, i in enumerate(picks):
+        by_type.setdefault(int(tables.cand_type[i]), []).append((int(tables.order[p]), int(tables.cand_rot[i])))
+    types = list(by_type)
+    orderings = [permutations(tables.members[t]) for t in types]
+    for choice in product(*orderings):
+        base: dict[int, list[int]] = {}
+        for t, copies in zip(types, choice, strict=True):
+            for (cell, r), (tile, d) in zip(by_type[t], copies, strict=True):
+                period = puzzle.tiles[tile].period() if puzzle.rotations else 4
+                base[cell] = [tile] + [((r - d) % 4 + j * period) % 4 for j in range(4 // period)]
+        cells_order = sorted(base)
+        for turns in product(*(base[c][1:] for c in cells_order)):
+            cells = [(0, 0)] * puzzle.size
+            for c, tr in tables.hinted.items():
+                cells[c] = tr
+            for c, r in zip(cells_order, turns, strict=True):
+                cells[c] = (base[c][0], r)
+            yield Solution.from_pairs(puzzle, cells)
