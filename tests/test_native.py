@@ -1,0 +1,136 @@
+"""The native backend against the seed facts and the brute-force oracle, plus its splitting and limits."""
+
+import random
+
+import pytest
+
+import edgematch
+from edgematch.core.analysis import facts
+from edgematch.core.checker import check
+from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.core.symmetry import distinct_key
+from edgematch.errors import UsageError
+from edgematch.solvers.native.parts import plan, run_part
+from edgematch.solvers.native.tables import ORDERS, build_tables
+from tests.oracle import all_solutions
+
+
+@pytest.mark.parametrize(("path", "raw", "distinct"), [
+    ("examples/insects.em", 4, 1), ("examples/insects.arc", 4, 1),
+    ("examples/hunde.em", 16, 2), ("examples/hunde.hunde", 16, 2),
+])
+def test_seed_facts(path, raw, distinct):
+    result = edgematch.count(edgematch.read_puzzle(path), distinct=True, backend="native")
+    assert (result.status.value, result.count, result.distinct) == ("solved", raw, distinct)
+
+
+def test_the_racket_puzzles_are_solved():
+    for path in ("examples/racket3x3.rkt", "examples/racket4x4.rkt"):
+        puzzle = edgematch.read_puzzle(path)
+        result = edgematch.solve(puzzle, backend="native")
+        assert result.status.value == "solved" and check(puzzle, result.solution).ok
+
+
+def _random_small_puzzles(n: int, seed: int = 2026):
+    """Seeded small puzzles of every kind: planted (with duplicates, frames, hints, rotation off) and
+    plain random tiles (often unsolvable); kept to those the naive oracle enumerates quickly."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        w, h = rng.choice([(2, 2), (2, 3), (3, 2), (3, 3)])
+        rule = rng.choice(["same", "signed"])
+        rotations = rng.random() < 0.8
+        if rng.random() < 0.2:
+            puzzle = random_tiles(w, h, rng.randint(2, 4), rule, rotations, seed=rng.randrange(10**6))
+        else:
+            framed = rng.random() < 0.4
+            spec = GeneratorSpec(w, h, colours=rng.randint(1, 4), framed=framed, border_colours=rng.randint(1, 3),
+                                 inner_colours=rng.randint(1, 3), rule=rule, rotations=rotations,
+                                 seed=rng.randrange(10**6))
+            puzzle, solution = generate(spec)
+            if rng.random() < 0.2:
+                cell = rng.randrange(puzzle.size)
+                puzzle = puzzle.replace(hints=((cell, *solution.cells[cell]),))
+        if facts(puzzle).expected_solutions < 300:
+            out.append(puzzle)
+    return out
+
+
+SMALL = _random_small_puzzles(320)
+
+
+def test_the_sample_covers_every_kind():
+    kinds = {(p.width * p.height, p.rule, p.frame is not None, p.rotations, bool(p.hints),
+              bool(p.duplicate_groups())) for p in SMALL}
+    assert {k[0] for k in kinds} == {4, 6, 9}
+    assert all(any(k[i] for k in kinds) and not all(k[i] for k in kinds) for i in (2, 3, 4, 5))
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_counts_agree_with_the_brute_force_oracle(chunk):
+    for puzzle in SMALL[chunk::8]:
+        expected = list(all_solutions(puzzle))
+        keys = {distinct_key(puzzle, s) for s in expected}
+        result = edgematch.count(puzzle, distinct=True, backend="native")
+        assert (result.count, result.distinct) == (len(expected), len(keys)), puzzle
+        assert result.status.value == ("solved" if expected else "unsat")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_every_fill_order_finds_the_same_solutions(order):
+    for puzzle in SMALL[:60]:
+        expected = set(all_solutions(puzzle))
+        result = edgematch.solve_all(puzzle, backend="native", order=order, distinct=True)
+        assert set(result.solutions) == expected and len(result.solutions) == len(expected)
+
+
+def test_solutions_generator_honours_the_limit_and_checks():
+    puzzle = edgematch.read_puzzle("examples/hunde.em")
+    assert len(list(edgematch.solutions(puzzle, limit=5))) == 5
+    every = list(edgematch.solutions(puzzle))
+    assert len(every) == len(set(every)) == 16
+
+
+def test_parts_partition_the_tree_exactly():
+    puzzle, _ = generate(GeneratorSpec(4, 4, colours=4, rule="signed", seed=3))
+    whole = edgematch.count(puzzle, distinct=True, backend="native")
+    tables = build_tables(puzzle)
+    parts, _ = plan(tables, 20)
+    assert len(parts) >= 20
+    outcomes = [run_part(puzzle, "row", part, 0, True, None) for part in parts]
+    assert sum(o.solutions for o in outcomes) * tables.raw_multiplier == whole.count
+    assert sum(o.canonical for o in outcomes) == whole.distinct
+
+
+def test_workers_merge_counts_exactly():
+    puzzle, _ = generate(GeneratorSpec(4, 4, colours=4, rule="signed", seed=3))
+    one = edgematch.count(puzzle, distinct=True, backend="native")
+    two = edgematch.count(puzzle, distinct=True, backend="native", workers=2)
+    assert (one.count, one.distinct) == (two.count, two.distinct) and one.count > 0
+    first = edgematch.solve(puzzle, backend="native", workers=2)
+    assert first.status.value == "solved" and check(puzzle, first.solution).ok
+
+
+def test_time_limit_stops_a_long_count():
+    puzzle, _ = generate(GeneratorSpec(7, 7, colours=2, seed=1))
+    result = edgematch.count(puzzle, backend="native", time_limit=0.3)
+    assert result.status.value == "timeout" and result.counters["nodes"] > 0
+    assert result.timings.solve < 2.0
+
+
+def test_unknown_backend_and_options_are_named():
+    puzzle = edgematch.read_puzzle("examples/insects.em")
+    with pytest.raises(UsageError, match="unknown backend 'fast'; valid backends: auto, native"):
+        edgematch.solve(puzzle, backend="fast")
+    with pytest.raises(UsageError, match="unknown order 'zigzag'"):
+        edgematch.solve(puzzle, order="zigzag")
+    with pytest.raises(UsageError, match="unknown option"):
+        edgematch.solve(puzzle, colour="red")
+
+
+def test_all_cells_hinted():
+    puzzle, solution = generate(GeneratorSpec(2, 2, colours=2, seed=4))
+    pinned = puzzle.replace(hints=tuple((c, *solution.cells[c]) for c in range(4)))
+    result = edgematch.count(pinned, distinct=True)
+    assert (result.count, result.distinct) == (1, 1)
+    assert edgematch.solve(pinned).solution == solution
