@@ -45,6 +45,36 @@ def test_check_reports_violations_and_exits_1(tmp_path):
     assert "tile 0 is already used" in result.stdout and "tiles not placed: 8" in result.stdout
 
 
+@pytest.mark.parametrize(("path", "facts"), [
+    ("examples/insects.arc", ["insects", "signed", "identical tiles  none", "1.38"]),
+    ("examples/hunde.hunde", ["Hunde-Spiel", "signed", "identical tiles  2 = 3", "1.38"]),
+    ("examples/racket3x3.rkt", ["signed", "colours  4", "95,126,814,720"]),
+    ("examples/framed4x4.puz", ["frame  0", "4 corner, 8 border, 4 inner"]),
+])
+def test_info_prints_each_seed_puzzles_facts(path, facts):
+    result = cli("info", path)
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.replace("│", " ").split())
+    for fact in facts:
+        assert " ".join(fact.split()) in text, fact
+
+
+def test_info_shows_names_verbatim_not_as_markup(tmp_path):
+    path = tmp_path / "m.em"
+    path.write_text("edgematch puzzle\nname [bold]x[/]\nsize 1 1\ntile 1 2 3 4\n")
+    result = cli("info", path)
+    assert result.exit_code == 0 and "[bold]x[/]" in result.stdout
+
+
+def test_generate_refuses_options_it_cannot_honour(tmp_path):
+    assert "cannot honour --framed" in cli("generate", "3", "--random", "--framed").stderr
+    assert "are for --framed puzzles" in cli("generate", "3", "--border-colours", "2").stderr
+    sol = tmp_path / "o.emsol"
+    result = cli("generate", "3", "--to", "puz", "--rule", "signed", "--solution", sol)
+    assert result.exit_code == 2 and "signed" in result.stderr
+    assert not sol.exists()  # nothing written when the puzzle could not be
+
+
 def test_info_prints_the_facts_of_the_insects():
     result = cli("info", "examples/insects.em")
     assert result.exit_code == 0

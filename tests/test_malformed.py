@@ -45,6 +45,15 @@ MALFORMED = [
     ("hunde_three_edges.hunde", 3, "a tile has 4 edges (N, E, S, W) separated by commas, got 3"),
     ("hunde_non_square.hunde", 9, "8 tiles do not fill a square board"),
     ("unknown_format.txt", 1, "cannot tell which puzzle format"),
+    ("native_only_comments.em", 2, "only comments"),
+    ("native_size_twice.em", 4, "size given twice (first on line 2)"),
+    ("native_unknown_keyword.em", 3, "unknown keyword 'colour'"),
+    ("native_bad_rule.em", 3, "rule must be 'same' or 'signed', got 'equal'"),
+    ("native_bad_header.em", 1, "expected the header line 'edgematch puzzle'"),
+    ("native_truncated_tile.em", 5, "a tile has 4 edges (N E S W), got 3"),
+    ("json_bool_frame.json", 3, '"frame": expected int or NoneType, got true'),
+    ("json_short_tile.json", 2, '"tiles": entry 1 must be a list of 4 integers'),
+    ("json_syntax.json", 4, "invalid JSON"),
 ]
 
 MALFORMED_SOLUTIONS = [

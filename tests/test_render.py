@@ -137,6 +137,18 @@ def signed_4x4():
     return generate(GeneratorSpec(4, 4, rule="signed", colours=5, seed=2))
 
 
+def strip_1x5():
+    return generate(GeneratorSpec(1, 5, framed=True, border_colours=2, inner_colours=2, seed=1))
+
+
+def single_1x1():
+    return generate(GeneratorSpec(1, 1, colours=3, seed=1))
+
+
+def wide_6x2():
+    return generate(GeneratorSpec(6, 2, colours=4, rule="signed", seed=5))
+
+
 # ----- ASCII ------------------------------------------------------------------------------------------
 def same_as_article(text: str, article: str) -> bool:
     lines = text.split("\n")
@@ -176,7 +188,7 @@ def test_ascii_tray_fits_three_full_name_insects_in_80_columns(insects):
     assert [len(r) for r in rows] == [3, 3, 3]
 
 
-@pytest.mark.parametrize("make", [framed_5x5, signed_4x4])
+@pytest.mark.parametrize("make", [framed_5x5, signed_4x4, strip_1x5, single_1x1, wide_6x2])
 def test_ascii_board_round_trip(make):
     puzzle, solution = make()
     rows = parse_boxes(render_ascii(puzzle, solution))
@@ -292,7 +304,7 @@ def test_svg_tray_triangles_show_each_tiles_edges(insects):
     assert "insects" in texts and all(str(i) in texts for i in range(9))
 
 
-@pytest.mark.parametrize("make", [framed_5x5, signed_4x4])
+@pytest.mark.parametrize("make", [framed_5x5, signed_4x4, strip_1x5, single_1x1, wide_6x2])
 def test_svg_board_triangles_show_the_placed_labels(make):
     puzzle, solution = make()
     root = svg_tree(render_svg(puzzle, solution))

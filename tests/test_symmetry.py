@@ -87,3 +87,7 @@ def test_distinct_key_counts_the_orbits(pair):
     solutions = list(all_solutions(puzzle))
     assert solutions  # planted puzzles are solvable
     assert len({distinct_key(puzzle, s) for s in solutions}) == _orbits(puzzle, solutions)
+    # soundness, independent of how board_turns decides: an allowed turn maps solutions to solutions
+    grids = {s.grid(puzzle) for s in solutions}
+    for k in board_turns(puzzle):
+        assert all(turn_grid(g, puzzle.width, puzzle.height, k)[0] in grids for g in grids)

@@ -6,6 +6,7 @@ Solving commands (solve, count) and the benchmark (bench, report) live in their 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import asdict
 from enum import StrEnum
@@ -90,19 +91,27 @@ def generate_cmd(
     with reported():
         width, height = parse_size(size)
         if random:
-            if framed or solution:
-                raise UsageError("--random makes plain random tiles: no frame and no planted solution")
+            ignored = [name for name, given in (("--framed", framed), ("--solution", solution),
+                                                ("--border-colours", border_colours is not None),
+                                                ("--inner-colours", inner_colours is not None),
+                                                ("--no-duplicates", not duplicates)) if given]
+            if ignored:
+                raise UsageError(f"--random makes plain random tiles; it cannot honour {', '.join(ignored)}")
             puzzle = random_tiles(width, height, colours, rule.value, rotations, seed)
+            planted = None
         else:
+            if not framed and (border_colours is not None or inner_colours is not None):
+                raise UsageError("--border-colours and --inner-colours are for --framed puzzles; use --colours")
             spec = GeneratorSpec(
                 width, height, colours=colours, framed=framed, border_colours=border_colours,
                 inner_colours=inner_colours, rule=rule.value, rotations=rotations, duplicates=duplicates,
                 seed=seed,
             )
             puzzle, planted = generate(spec)
-            if solution is not None:
-                fmt.write_solution(planted, solution, puzzle=puzzle)
-        emit(fmt.write_puzzle(puzzle, format=to or _format_for(output)), output)
+        text = fmt.write_puzzle(puzzle, format=to or _format_for(output))
+        if solution is not None and planted is not None:
+            fmt.write_solution(planted, solution, puzzle=puzzle)
+        emit(text, output)
 
 
 def _format_for(path: Path | None) -> str | None:
@@ -138,6 +147,8 @@ def render_cmd(
             suffix = output.suffix.lower() if output else ""
             style = {".svg": Style.svg, ".png": Style.png}.get(suffix, Style.ascii if output else Style.terminal)
         if style is Style.terminal:
+            if output is not None:
+                raise UsageError("--as terminal draws in this terminal; for a file use --as ascii, svg or png")
             out.print(render.render_terminal(puzzle, sol))
         elif style is Style.ascii:
             emit(render.render_ascii(puzzle, sol), output)
@@ -213,7 +224,8 @@ def info_cmd(
         rows = []
         for path, puzzle in puzzles:
             f = facts(puzzle)
-            rows.append(dict(asdict(f), file=str(path), expected_solutions=f.expected_solutions))
+            expected = f.expected_solutions if math.isfinite(f.expected_solutions) else None
+            rows.append(dict(asdict(f), file=str(path), expected_solutions=expected))
         sys.stdout.write(json.dumps(rows if len(rows) > 1 else rows[0], indent=2) + "\n")
         return
     for path, puzzle in puzzles:
@@ -222,31 +234,36 @@ def info_cmd(
 
 def _info_table(path: Path, puzzle: Puzzle) -> Table:
     f = facts(puzzle)
-    table = Table(title=f"{path}" + (f" — {f.name}" if f.name else ""), show_header=False, title_justify="left")
+    table = Table(title=Text(f"{path}" + (f" — {f.name}" if f.name else "")), show_header=False,
+                  title_justify="left")
     table.add_column(style="bold cyan")
     table.add_column()
+
+    def row(name: str, value: str) -> None:
+        table.add_row(name, Text(value))
+
     frame = "none" if f.frame is None else puzzle.label_name(f.frame)
-    table.add_row("board", f"{f.width} x {f.height}, {f.tiles} tiles, {f.seams} inner seams")
-    table.add_row("rule", f"{f.rule} ({'+k meets -k' if f.rule == 'signed' else 'equal labels meet'})")
-    table.add_row("rotations", "allowed" if f.rotations else "forbidden")
-    table.add_row("frame", frame)
-    table.add_row("hints", str(f.hints))
+    row("board", f"{f.width} x {f.height}, {f.tiles} tiles, {f.seams} inner seams")
+    row("rule", f"{f.rule} ({'+k meets -k' if f.rule == 'signed' else 'equal labels meet'})")
+    row("rotations", "allowed" if f.rotations else "forbidden")
+    row("frame", frame)
+    row("hints", str(f.hints))
     if f.frame is not None:
-        table.add_row("tiles by class", f"{f.corner_tiles} corner, {f.border_tiles} border, {f.inner_tiles} inner")
-        table.add_row("colours", f"{f.colours} ({f.rim_colours} on the rim, {f.inner_colours} inside)")
+        row("tiles by class", f"{f.corner_tiles} corner, {f.border_tiles} border, {f.inner_tiles} inner")
+        row("colours", f"{f.colours} ({f.rim_colours} on the rim, {f.inner_colours} inside)")
     else:
-        table.add_row("colours", str(f.colours))
+        row("colours", str(f.colours))
     if f.duplicate_groups:
         groups = "; ".join(" = ".join(map(str, g)) for g in f.duplicate_groups)
-        table.add_row("identical tiles", groups)
+        row("identical tiles", groups)
     else:
-        table.add_row("identical tiles", "none")
+        row("identical tiles", "none")
     if f.self_symmetric:
-        table.add_row("self-symmetric", ", ".join(f"{t} (period {p})" for t, p in f.self_symmetric))
+        row("self-symmetric", ", ".join(f"{t} (period {p})" for t, p in f.self_symmetric))
     else:
-        table.add_row("self-symmetric", "none")
-    table.add_row("arrangements", format_count(f.log10_arrangements))
-    table.add_row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
+        row("self-symmetric", "none")
+    row("arrangements", format_count(f.log10_arrangements))
+    row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
     return table
 
 

@@ -17,6 +17,7 @@ from edgematch.errors import UsageError
 
 FRAME = 0
 MAX_TRIES = 1000
+MAX_TILES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class GeneratorSpec:
     def __post_init__(self) -> None:
         if self.width < 1 or self.height < 1:
             raise UsageError(f"board size must be at least 1x1, got {self.width}x{self.height}")
+        if self.width * self.height > MAX_TILES:
+            raise UsageError(f"{self.width}x{self.height} is over {MAX_TILES:,} tiles: too large to generate")
         if self.rule not in ("same", "signed"):
             raise UsageError(f"unknown rule {self.rule!r} (expected same or signed)")
         for name in ("colours", "border_colours", "inner_colours"):
@@ -145,6 +148,8 @@ def random_tiles(
     """
     if width < 1 or height < 1 or colours < 1:
         raise UsageError("random tiles need a board of at least 1x1 and at least one colour")
+    if width * height > MAX_TILES:
+        raise UsageError(f"{width}x{height} is over {MAX_TILES:,} tiles: too large to generate")
     rng = random.Random(seed)
     values = [c * s for c in range(1, colours + 1) for s in ((1, -1) if rule == "signed" else (1,))]
     tiles = tuple(Tile(tuple(rng.choice(values) for _ in range(4))) for _ in range(width * height))  # type: ignore[arg-type]

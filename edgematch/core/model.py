@@ -319,7 +319,12 @@ class Puzzle:
         return all((edges[s] == self.frame) == (s in border) for s in SIDES)
 
     def allowed_rotations(self, tile: int) -> tuple[int, ...]:
-        """Rotations tile ``tile`` may take: its distinct ones, or only 0 when rotation is forbidden."""
+        """Rotations tile ``tile`` may take: the hinted one for a hinted tile (a hint fixes the exact
+        rotation, even of a self-symmetric tile), else its distinct ones, or only 0 when rotation is
+        forbidden."""
+        for _, t, r in self.hints:
+            if t == tile:
+                return (r,)
         return self.tiles[tile].distinct_rotations() if self.rotations else (0,)
 
     def duplicate_groups(self) -> list[list[int]]:

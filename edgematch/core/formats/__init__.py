@@ -86,22 +86,28 @@ def detect_format(path: str | Path, solution: bool = False) -> str:
     return _detect(Source.from_path(path), path, solution).name
 
 
-def parse_puzzle(text: str, format: str | None = None, path: str | Path | None = None) -> Puzzle:
-    """A puzzle from text in ``format`` (detected from ``path`` or the content when None)."""
-    source = Source.from_bytes(text.encode("utf-8"), path)
+def _load_puzzle(source: Source, path: str | Path | None, format: str | None) -> Puzzle:
     fmt = get_format(format) if format else _detect(source, path, solution=False)
     if fmt.read is None:
         raise UsageError(f"format {fmt.name!r} holds solutions, not puzzles")
     return fmt.read(source)
+
+
+def _load_solution(source: Source, path: str | Path | None, format: str | None, puzzle: Puzzle | None) -> Solution:
+    fmt = get_format(format) if format else _detect(source, path, solution=True)
+    if fmt.read_solution is None:
+        raise UsageError(f"format {fmt.name!r} holds puzzles, not solutions")
+    return fmt.read_solution(source, puzzle)
+
+
+def parse_puzzle(text: str, format: str | None = None, path: str | Path | None = None) -> Puzzle:
+    """A puzzle from text in ``format`` (detected from ``path`` or the content when None)."""
+    return _load_puzzle(Source.from_bytes(text.encode("utf-8"), path), path, format)
 
 
 def read_puzzle(path: str | Path, format: str | None = None) -> Puzzle:
     """Read a puzzle file; the format comes from ``format``, else the extension, else the content."""
-    source = Source.from_path(path)
-    fmt = get_format(format) if format else _detect(source, path, solution=False)
-    if fmt.read is None:
-        raise UsageError(f"format {fmt.name!r} holds solutions, not puzzles")
-    return fmt.read(source)
+    return _load_puzzle(Source.from_path(path), path, format)
 
 
 def writer_for(path: str | Path | None, format: str | None = None, solution: bool = False) -> Format:
@@ -113,6 +119,10 @@ def writer_for(path: str | Path | None, format: str | None = None, solution: boo
         for fmt in formats().values():
             if suffix in (fmt.solution_extensions if solution else fmt.extensions):
                 return fmt
+        for fmt in formats().values():
+            if suffix in (fmt.extensions if solution else fmt.solution_extensions):
+                kind, other = ("solution", "puzzle") if solution else ("puzzle", "solution")
+                raise UsageError(f"{path}: {suffix} is a {other} extension; name the {kind} format with --to")
     return get_format("native")
 
 
@@ -122,29 +132,24 @@ def write_puzzle(puzzle: Puzzle, path: str | Path | None = None, format: str | N
     fmt = writer_for(path, format, solution=False)
     if fmt.write is None:
         raise UsageError(f"format {fmt.name!r} can be read but not written")
-    text = fmt.write(puzzle)
+    try:
+        text = fmt.write(puzzle)
+    except FormatError as exc:
+        raise exc.located(path if path is not None else "<output>") from None
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        _save(path, text)
     return text
 
 
 def read_solution(path: str | Path, format: str | None = None, puzzle: Puzzle | None = None) -> Solution:
     """Read a solution file (native, JSON or .sol); ``puzzle`` gives the board size where the file does not."""
-    source = Source.from_path(path)
-    fmt = get_format(format) if format else _detect(source, path, solution=True)
-    if fmt.read_solution is None:
-        raise UsageError(f"format {fmt.name!r} holds puzzles, not solutions")
-    return fmt.read_solution(source, puzzle)
+    return _load_solution(Source.from_path(path), path, format, puzzle)
 
 
 def parse_solution(
     text: str, format: str | None = None, puzzle: Puzzle | None = None, path: str | Path | None = None
 ) -> Solution:
-    source = Source.from_bytes(text.encode("utf-8"), path)
-    fmt = get_format(format) if format else _detect(source, path, solution=True)
-    if fmt.read_solution is None:
-        raise UsageError(f"format {fmt.name!r} holds puzzles, not solutions")
-    return fmt.read_solution(source, puzzle)
+    return _load_solution(Source.from_bytes(text.encode("utf-8"), path), path, format, puzzle)
 
 
 def write_solution(
@@ -156,8 +161,15 @@ def write_solution(
         raise UsageError(f"format {fmt.name!r} cannot hold solutions")
     text = fmt.write_solution(solution, puzzle)
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        _save(path, text)
     return text
+
+
+def _save(path: str | Path, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise FormatError(f"cannot write: {exc.strerror or exc}", path) from None
 
 
 __all__ = [

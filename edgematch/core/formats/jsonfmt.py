@@ -56,7 +56,8 @@ class _Fields:
                 raise self.source.error(f'missing "{key}"', 1)
             return default
         value = self.data[key]
-        if isinstance(value, bool) and kind is int or not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
             raise self.error(key, f"expected {names}, got {json.dumps(value)}")
         return value

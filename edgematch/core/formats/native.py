@@ -32,6 +32,8 @@ YES = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off"
 
 def _header(source: Source, kind: str) -> tuple[Line, list[Line]]:
     lines = list(source.lines())
+    if not lines:
+        raise source.error(f"only comments: expected the header line '{MAGIC} {kind}'", source.last_line)
     first = lines[0]
     if first.words[:2] != [MAGIC, kind]:
         raise source.error(f"expected the header line '{MAGIC} {kind}', got {first.text!r}", first)

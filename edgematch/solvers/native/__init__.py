@@ -10,9 +10,9 @@ import time
 from collections.abc import Iterator
 
 from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
-from edgematch.errors import UsageError
 
 OPTIONS = ("order",)
 

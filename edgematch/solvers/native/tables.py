@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgematch.core.model import E, S, SIDES, Puzzle, Solution, rotate_edges
+from edgematch.core.model import SIDES, E, Puzzle, S, Solution, rotate_edges
 from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.errors import UsageError
 

@@ -1,0 +1,2 @@
+# a puzzle with no content
+# at all
