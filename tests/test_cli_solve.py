@@ -1,0 +1,66 @@
+"""`edgematch solve` and `edgematch count` end to end, including time limits and Ctrl-C."""
+
+import signal
+import subprocess
+import sys
+import time
+
+from typer.testing import CliRunner
+
+from edgematch.cli.main import load_commands
+from edgematch.core.checker import check
+from edgematch.core.formats import read_puzzle, read_solution
+
+runner = CliRunner()
+app = load_commands()
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_count_prints_the_seed_facts():
+    text = cli("count", "examples/hunde.hunde", "--distinct").stdout
+    assert "16 raw" in text and "2 (up to turning the board)" in text
+
+
+def test_solve_saves_a_checked_solution_and_draws_it(tmp_path):
+    sol, svg = tmp_path / "s.emsol", tmp_path / "s.svg"
+    result = cli("solve", "examples/insects.arc", "--save", sol, "--render", "svg", "-o", svg)
+    assert result.exit_code == 0, result.output
+    assert check(read_puzzle("examples/insects.arc"), read_solution(sol)).ok
+    assert "<svg" in svg.read_text()[:300]
+
+
+def test_solve_all_lists_every_raw_solution():
+    result = cli("solve", "examples/insects.em", "--all", "--order", "spiral")
+    lines = [line for line in result.stdout.splitlines() if line.strip()[:1].isdigit() and ":" in line]
+    assert len(lines) == 4 and "4 raw" in result.stdout
+
+
+def test_no_solution_exits_1(tmp_path):
+    path = tmp_path / "none.em"
+    path.write_text("edgematch puzzle\nsize 2 1\ntile 1 1 1 1\ntile 2 2 2 2\n")
+    result = cli("solve", path)
+    assert result.exit_code == 1 and "unsat" in result.stdout
+
+
+def test_time_limit_without_answer_exits_3(tmp_path):
+    path = tmp_path / "hard.em"
+    assert cli("generate", "7x7", "--colours", "2", "--seed", "1", "-o", path).exit_code == 0
+    result = cli("count", path, "--time-limit", "0.3")
+    assert result.exit_code == 0 and "at least" in result.stdout  # a count so far is an answer
+    result = cli("solve", path, "--backend", "nope")
+    assert result.exit_code == 2 and "valid backends: auto, native" in result.stderr
+
+
+def test_ctrl_c_prints_what_was_found_and_exits_130(tmp_path):
+    path = tmp_path / "long.em"
+    assert cli("generate", "7x7", "--colours", "2", "--seed", "1", "-o", path).exit_code == 0
+    proc = subprocess.Popen([sys.executable, "-m", "edgematch", "count", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "timeout (interrupted)" in out and "at least" in out and "Traceback" not in err
