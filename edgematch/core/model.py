@@ -222,7 +222,7 @@ class Puzzle:
             if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
                 yield f"label {label}: name {name!r} must be a non-empty word without spaces or '#'"
                 continue
-            if _is_int(name):
+            if is_integer_word(name):
                 yield f"label {label}: name {name!r} looks like a number"
             if label not in used and (self.rule != "signed" or -label not in used):
                 yield f"label {label} is named {name!r} but no tile carries it"
@@ -353,7 +353,8 @@ class Puzzle:
         return f"Puzzle({title}{self.width}x{self.height}, {self.rule}{extra})"
 
 
-def _is_int(word: str) -> bool:
+def is_integer_word(word: str) -> bool:
+    """Whether ``word`` reads as an integer (label names must not, to stay unambiguous)."""
     try:
         int(word)
     except ValueError:

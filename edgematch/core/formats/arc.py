@@ -43,7 +43,7 @@ from math import isqrt
 
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Source
-from edgematch.core.model import Puzzle, Tile
+from edgematch.core.model import Puzzle, Tile, is_integer_word
 from edgematch.errors import EdgematchError, FormatError
 
 _TOKEN = re.compile(
@@ -182,9 +182,9 @@ class _Reader:
         inner = dict(env)
         for name_node, value_node in zip(binds[::2], binds[1::2], strict=True):
             name = name_node.text
-            if name_node.kind != "atom" or _is_int(name) or name in RESERVED or name in ("-", "="):
+            if name_node.kind != "atom" or is_integer_word(name) or name in RESERVED or name in ("-", "="):
                 raise self.error(f"(with ...) binds names, got {name_node.show()}", name_node)
-            if value_node.kind != "atom" or not _is_int(value_node.text):
+            if value_node.kind != "atom" or not is_integer_word(value_node.text):
                 raise self.error(f"(with ...) binds {name} to an integer label, got {value_node.show()}",
                                  value_node)
             value = int(value_node.text)
@@ -223,7 +223,7 @@ class _Reader:
         return top, right, bottom, left
 
     def value(self, node: Node, env: dict[str, int]) -> int:
-        if node.kind == "atom" and _is_int(node.text):
+        if node.kind == "atom" and is_integer_word(node.text):
             number = int(node.text)
         elif node.kind == "atom" and node.text in env:
             number = env[node.text]
@@ -238,14 +238,6 @@ class _Reader:
         if number == 0:
             raise self.error("label 0 has no tail to match it: heads are +k and tails -k", node)
         return number
-
-
-def _is_int(word: str) -> bool:
-    try:
-        int(word)
-    except ValueError:
-        return False
-    return True
 
 
 def read(source: Source) -> Puzzle:

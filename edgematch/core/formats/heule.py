@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from math import isqrt
 
 from edgematch.core.formats import Format
-from edgematch.core.formats.puz import FRAME, labels_of, numeric_sniff, refusal
+from edgematch.core.formats.puz import FRAME, labels_of, numeric_frame, numeric_sniff, refusal
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Hint, Puzzle, Tile
 from edgematch.errors import FormatError, PuzzleError
@@ -136,7 +136,7 @@ def read(source: Source) -> Puzzle:
     tiles = [Tile(labels_of(source, line)) for line in piece_lines]
     width, height = _size(source, tiles, [(r[0], r[1]) for _, r in raw], piece_lines[-1])
     hints = _hints(source, raw, width, height, len(tiles))
-    frame = FRAME if any(FRAME in t.edges for t in tiles) else None
+    frame = numeric_frame(tiles)
     puzzle = source.build(
         lambda: Puzzle(width, height, tuple(tiles), rule="same", frame=frame), piece_lines[-1]
     )

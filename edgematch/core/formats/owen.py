@@ -23,7 +23,7 @@ line and are recognised.
 from __future__ import annotations
 
 from edgematch.core.formats import Format
-from edgematch.core.formats.puz import FRAME, numeric_sniff, refusal
+from edgematch.core.formats.puz import numeric_frame, numeric_sniff, refusal
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Puzzle, Tile
 from edgematch.errors import FormatError
@@ -56,7 +56,7 @@ def read(source: Source) -> Puzzle:
         part = f" and {extra} stray number(s) (a piece is 4)" if extra else ""
         raise source.error(f"{rows} rows x {cols} columns need {need // 4} pieces, got {whole}{part}", last)
     tiles = tuple(Tile(tuple(v for v, _ in numbers[i:i + 4])) for i in range(0, need, 4))  # type: ignore[arg-type]
-    frame = FRAME if any(FRAME in t.edges for t in tiles) else None
+    frame = numeric_frame(tiles)
     return source.build(lambda: Puzzle(cols, rows, tiles, rule="same", frame=frame), last)
 
 

@@ -43,6 +43,11 @@ from edgematch.errors import EdgematchError, FormatError
 
 COMMENT = "c"
 FRAME = 0
+
+
+def numeric_frame(tiles) -> int | None:
+    """The numeric formats' convention: label 0 is the frame when any tile carries it."""
+    return FRAME if any(FRAME in t.edges for t in tiles) else None
 _NAME = re.compile(r"name:\s*(.*?)\s*$")
 _LABEL = re.compile(r"label:\s*(.*?)\s*$")
 
@@ -115,7 +120,7 @@ def read(source: Source) -> Puzzle:
             tile_lines[-1] if tile_lines else header,
         )
     name, labels = _names(source, comments, {x for t in tiles for x in t.edges})
-    frame = FRAME if any(FRAME in t.edges for t in tiles) else None
+    frame = numeric_frame(tiles)
     return source.build(
         lambda: Puzzle(cols, rows, tuple(tiles), rule="same", frame=frame, labels=labels, name=name),
         tile_lines[-1],
