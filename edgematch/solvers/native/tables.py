@@ -20,13 +20,15 @@ the distinct count is the number of boards that are least among their allowed bo
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from edgematch.core.model import SIDES, E, Puzzle, S, Solution, rotate_edges
+from edgematch.core import tiletypes
+from edgematch.core.model import SIDES, E, Puzzle, S, Solution
 from edgematch.core.symmetry import board_turns, turn_cell
+from edgematch.core.tiletypes import TileTypes, tile_types
 from edgematch.errors import UsageError
 
 ORDERS = ("row", "spiral", "frame")
@@ -92,8 +94,7 @@ class Tables:
     placed0: np.ndarray        # [n*4 + 1] norm label ids of hinted cells; the last slot holds `free`
     vis0: np.ndarray           # [n*4] visible label ids of hinted cells (-1 elsewhere)
     turn_src: np.ndarray       # [k, n*4] for each allowed non-trivial board turn: source index per index
-    members: list[list[tuple[int, int]]]  # per type: (tile index, turns from the representative)
-    hinted: dict[int, tuple[int, int]]
+    types: TileTypes
     raw_multiplier: int
     free_label: int            # the key id meaning "no constraint" (L)
     order_name: str
@@ -106,25 +107,11 @@ class Tables:
 def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve)."""
     n = puzzle.size
-    hinted = {c: (t, r) for c, t, r in puzzle.hints}
-    hinted_tiles = {t for t, _ in hinted.values()}
-
-    # types: identical tiles grouped, each member remembered with its turn from the representative
-    groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for i, tile in enumerate(puzzle.tiles):
-        rep = tile.canonical(puzzle.rotations)
-        d = next(r for r in range(4) if rotate_edges(rep, r) == tile.edges)
-        if i not in hinted_tiles:
-            groups.setdefault(rep, []).append((i, d))
-    reps = list(groups)
-    members = [groups[r] for r in reps]
+    types = tile_types(puzzle)
+    hinted = types.hinted
 
     # label ids: norm labels (what the search compares) and visible labels (for the distinct test)
-    def turns_of(rep: tuple[int, ...]) -> range:
-        period = 4 if rotate_edges(rep, 2) != rep else (2 if rotate_edges(rep, 1) != rep else 1)
-        return range(period) if puzzle.rotations else range(1)
-
-    shown = [(t, r, rotate_edges(rep, r)) for t, rep in enumerate(reps) for r in turns_of(rep)]
+    shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
@@ -206,20 +193,15 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
             for s in SIDES:
                 turn_src[i, new * 4 + s] = c * 4 + (s - k) % 4
 
-    multiplier = math.prod(math.factorial(len(m)) for m in members)
-    if puzzle.rotations:
-        for group, rep in zip(members, reps, strict=True):
-            multiplier *= (4 // len(turns_of(rep))) ** len(group)
-
     return Tables(
         order=np.array(cells, INDEX), key_a=key_a, key_b=key_b, base=(combo * (free + 1) ** 2).astype(INDEX),
         extra_n=extra_n, extra_src=extra_src, extra_side=extra_side,
         tab_start=tab_start.reshape(-1), tab_end=tab_end.reshape(-1),
         cand_type=cand_type.reshape(-1), cand_rot=cand_rot.reshape(-1),
         cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
-        type_count=np.array([len(m) for m in members], np.int32),
-        placed0=placed0, vis0=vis0, turn_src=turn_src, members=members, hinted=hinted,
-        raw_multiplier=multiplier, free_label=free, order_name=order,
+        type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int32),
+        placed0=placed0, vis0=vis0, turn_src=turn_src, types=types,
+        raw_multiplier=types.multiplier, free_label=free, order_name=order,
     )
 
 
@@ -227,41 +209,19 @@ def _ids(values: set[int]) -> dict[int, int]:
     return {v: i for i, v in enumerate(sorted(values))}
 
 
+def board(puzzle: Puzzle, tables: Tables, picks: np.ndarray) -> list[tuple[int, int] | None]:
+    """The board (type, turn per free cell) that ``picks`` (a candidate per position) describes."""
+    cells: list[tuple[int, int] | None] = [None] * puzzle.size
+    for p, i in enumerate(picks[: tables.positions]):
+        cells[int(tables.order[p])] = (int(tables.cand_type[i]), int(tables.cand_rot[i]))
+    return cells
+
+
 def decode(puzzle: Puzzle, tables: Tables, picks: np.ndarray) -> Solution:
-    """One raw solution from the candidate picked at each position (copies assigned in order)."""
-    cells: list[tuple[int, int]] = [(0, 0)] * puzzle.size
-    for c, tr in tables.hinted.items():
-        cells[c] = tr
-    next_copy = [0] * len(tables.members)
-    for p, i in enumerate(picks):
-        t, r = int(tables.cand_type[i]), int(tables.cand_rot[i])
-        tile, d = tables.members[t][next_copy[t]]
-        next_copy[t] += 1
-        cells[int(tables.order[p])] = (tile, (r - d) % 4)
-    return Solution.from_pairs(puzzle, cells)
+    """One raw solution of the board ``picks`` describes."""
+    return tiletypes.decode(puzzle, tables.types, board(puzzle, tables, picks))
 
 
-def expand(puzzle: Puzzle, tables: Tables, picks: np.ndarray):
-    """Every raw solution that looks like the board ``picks`` describes (copies permuted, and the
-    turns of self-symmetric tiles that show the same edges)."""
-    from itertools import permutations, product
-
-    by_type: dict[int, list[tuple[int, int]]] = {}
-    for p, i in enumerate(picks):
-        by_type.setdefault(int(tables.cand_type[i]), []).append((int(tables.order[p]), int(tables.cand_rot[i])))
-    types = list(by_type)
-    orderings = [permutations(tables.members[t]) for t in types]
-    for choice in product(*orderings):
-        base: dict[int, list[int]] = {}
-        for t, copies in zip(types, choice, strict=True):
-            for (cell, r), (tile, d) in zip(by_type[t], copies, strict=True):
-                period = puzzle.tiles[tile].period() if puzzle.rotations else 4
-                base[cell] = [tile] + [((r - d) % 4 + j * period) % 4 for j in range(4 // period)]
-        cells_order = sorted(base)
-        for turns in product(*(base[c][1:] for c in cells_order)):
-            cells = [(0, 0)] * puzzle.size
-            for c, tr in tables.hinted.items():
-                cells[c] = tr
-            for c, r in zip(cells_order, turns, strict=True):
-                cells[c] = (base[c][0], r)
-            yield Solution.from_pairs(puzzle, cells)
+def expand(puzzle: Puzzle, tables: Tables, picks: np.ndarray) -> Iterator[Solution]:
+    """Every raw solution that looks like the board ``picks`` describes."""
+    return tiletypes.expand(puzzle, tables.types, board(puzzle, tables, picks))

@@ -1,0 +1,114 @@
+"""Identical tiles as types: what every backend searches instead of single tiles, and the way back.
+
+A *type* is a group of tiles that are the same physical piece (up to turning, when turning is allowed);
+a *board* gives each free cell a (type, turn of the type's representative). Boards are exactly the
+visible solutions, so backends enumerate boards and never the permutations of identical copies:
+
+- raw solutions = boards x :attr:`TileTypes.multiplier` (copies permuted; turns of a self-symmetric
+  tile that show the same edges);
+- :func:`decode` gives one raw Solution of a board, :func:`expand` all of them.
+
+Hinted tiles are not part of any type: a hint fixes its tile and exact rotation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import permutations, product
+
+from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
+
+Board = Sequence[tuple[int, int] | None]  # per cell: (type, turn), None on hinted cells
+
+
+@dataclass(frozen=True)
+class TileTypes:
+    """The free tiles of a puzzle grouped into types."""
+
+    reps: tuple[Edges, ...]                          # each type's representative edges
+    members: tuple[tuple[tuple[int, int], ...], ...]  # per type: (tile index, turns from the rep)
+    turns: tuple[tuple[int, ...], ...]                # per type: the turns that look different
+    hinted: dict[int, tuple[int, int]]                # cell -> (tile, rotation)
+    multiplier: int                                   # raw solutions per board
+
+    def count(self, t: int) -> int:
+        return len(self.members[t])
+
+    def shown(self, t: int, r: int) -> Edges:
+        """The edges type ``t`` shows N E S W when its representative is turned ``r`` times."""
+        return rotate_edges(self.reps[t], r)
+
+
+def _period(edges: Edges) -> int:
+    if rotate_edges(edges, 1) == edges:
+        return 1
+    return 2 if rotate_edges(edges, 2) == edges else 4
+
+
+def tile_types(puzzle: Puzzle) -> TileTypes:
+    """Group the puzzle's free (unhinted) tiles into types."""
+    hinted = {c: (t, r) for c, t, r in puzzle.hints}
+    hinted_tiles = {t for t, _ in hinted.values()}
+    groups: dict[Edges, list[tuple[int, int]]] = {}
+    for i, tile in enumerate(puzzle.tiles):
+        if i in hinted_tiles:
+            continue
+        rep = tile.canonical(puzzle.rotations)
+        d = next(r for r in range(4) if rotate_edges(rep, r) == tile.edges)
+        groups.setdefault(rep, []).append((i, d))
+    reps = tuple(groups)
+    turns = tuple(tuple(range(_period(rep))) if puzzle.rotations else (0,) for rep in reps)
+    multiplier = math.prod(math.factorial(len(m)) for m in groups.values())
+    if puzzle.rotations:
+        multiplier *= math.prod((4 // _period(rep)) ** len(groups[rep]) for rep in reps)
+    return TileTypes(reps, tuple(tuple(m) for m in groups.values()), turns, hinted, multiplier)
+
+
+def board_grid(puzzle: Puzzle, types: TileTypes, board: Board) -> tuple[Edges, ...]:
+    """The visible labels of every cell of a board (hinted cells included)."""
+    return tuple(
+        puzzle.tiles[types.hinted[c][0]].rotated(types.hinted[c][1]) if c in types.hinted
+        else types.shown(*board[c])  # type: ignore[misc]
+        for c in range(puzzle.size)
+    )
+
+
+def decode(puzzle: Puzzle, types: TileTypes, board: Board) -> Solution:
+    """One raw solution of ``board``: copies of a type go to its cells in cell order."""
+    cells: list[tuple[int, int]] = [(0, 0)] * puzzle.size
+    next_copy = [0] * len(types.reps)
+    for c in range(puzzle.size):
+        if c in types.hinted:
+            cells[c] = types.hinted[c]
+            continue
+        t, r = board[c]  # type: ignore[misc]
+        tile, d = types.members[t][next_copy[t]]
+        next_copy[t] += 1
+        cells[c] = (tile, (r - d) % 4)
+    return Solution.from_pairs(puzzle, cells)
+
+
+def expand(puzzle: Puzzle, types: TileTypes, board: Board) -> Iterator[Solution]:
+    """Every raw solution that looks like ``board`` (copies permuted, equivalent turns of symmetric tiles)."""
+    cells_of: dict[int, list[tuple[int, int]]] = {}
+    for c in range(puzzle.size):
+        if c not in types.hinted:
+            t, r = board[c]  # type: ignore[misc]
+            cells_of.setdefault(t, []).append((c, r))
+    used = list(cells_of)
+    for copies in product(*(permutations(types.members[t]) for t in used)):
+        options: dict[int, list[tuple[int, int]]] = {}
+        for t, chosen in zip(used, copies, strict=True):
+            for (c, r), (tile, d) in zip(cells_of[t], chosen, strict=True):
+                period = _period(puzzle.tiles[tile].edges) if puzzle.rotations else 4
+                options[c] = [(tile, ((r - d) % 4 + j * period) % 4) for j in range(4 // period)]
+        free = sorted(options)
+        for picks in product(*(options[c] for c in free)):
+            cells: list[tuple[int, int]] = [(0, 0)] * puzzle.size
+            for c, placement in types.hinted.items():
+                cells[c] = placement
+            for c, placement in zip(free, picks, strict=True):
+                cells[c] = placement
+            yield Solution.from_pairs(puzzle, cells)
