@@ -92,6 +92,7 @@ class Backend:
     extra: str | None = None
     modules: tuple[str, ...] = ()
     description: str = ""
+    options: tuple[str, ...] = ()  # the backend-specific options it understands
 
     def __init__(self, sub: str | None = None):
         self.sub = sub
@@ -108,6 +109,14 @@ class Backend:
                 return f"backend {self.name!r} needs the {module} package: {how}"
         return None
 
+    def checked_options(self, task: Task) -> dict[str, Any]:
+        """``task.options``, refusing any this backend does not know (never silently ignored)."""
+        unknown = sorted(set(task.options) - set(self.options))
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise UsageError(f"{self.name} backend: unknown option(s) {', '.join(unknown)}; known: {known}")
+        return dict(task.options)
+
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         raise NotImplementedError
 
@@ -122,6 +131,7 @@ class Backend:
 _BUILTIN: dict[str, str] = {
     # name -> "module:Class", in order of preference for the default
     "native": "edgematch.solvers.native:NativeBackend",
+    "cpsat": "edgematch.solvers.cpsat:CpsatBackend",
 }
 
 

@@ -14,31 +14,23 @@ from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 
-OPTIONS = ("order",)
-
-
-def _options(task: Task) -> str:
-    unknown = set(task.options) - set(OPTIONS)
-    if unknown:
-        raise UsageError(f"native backend: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(OPTIONS)}")
-    order = str(task.options.get("order", DEFAULT_ORDER))
-    if order not in ORDERS:
-        raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}")
-    return order
-
 
 class NativeBackend(Backend):
     name = "native"
     extra = None
     modules = ("numba",)
     description = "compiled backtracker (numba): row-scan candidate tables, identical tiles grouped"
+    options = ("order",)
 
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
         """Tables for the puzzle, the seconds to build them, and to load or compile the loop."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         t0 = time.perf_counter()
-        tables = build_tables(puzzle, _options(task))
+        order = str(self.checked_options(task).get("order", DEFAULT_ORDER))
+        if order not in ORDERS:
+            raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}")
+        tables = build_tables(puzzle, order)
         build = time.perf_counter() - t0
         return tables, build, ensure_compiled()
 
