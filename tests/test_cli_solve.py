@@ -64,3 +64,10 @@ def test_ctrl_c_prints_what_was_found_and_exits_130(tmp_path):
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert "timeout (interrupted)" in out and "at least" in out and "Traceback" not in err
+
+
+def test_backend_options_from_the_command_line():
+    result = cli("count", "examples/hunde.hunde", "--distinct", "-b", "cpsat:table", "-O", "symmetry=off")
+    assert result.exit_code == 0 and "16 raw" in result.stdout and "symmetry=False" in result.stdout
+    result = cli("solve", "examples/insects.arc", "-b", "cpsat", "-O", "bogus=1")
+    assert result.exit_code == 2 and "unknown option(s) bogus; known: symmetry, seed" in result.stderr

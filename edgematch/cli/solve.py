@@ -15,16 +15,24 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from edgematch.cli.commands import FormatOpt, emit
 from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core import formats as fmt
+from edgematch.errors import UsageError
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 
 EXIT_TIMEOUT = 3
 
-BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="native, or auto (the default choice).")]
+BackendOpt = Annotated[
+    str, typer.Option("--backend", "-b", help="auto (default), native, cpsat, cpsat:table.")
+]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-O", help="Backend option KEY=VALUE, repeatable (e.g. symmetry=off, seed=3)."),
+]
 TimeOpt = Annotated[float | None, typer.Option("--time-limit", "-t", help="Stop after this many seconds.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", help="Processes to split the search over.")]
 OrderOpt = Annotated[
@@ -60,8 +68,15 @@ def live_progress(what: str) -> Iterator:
         yield update
 
 
-def _options(order: str | None) -> dict[str, str]:
-    return {"order": order} if order else {}
+def _options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
+    """Backend options from --order and --option KEY=VALUE (the backend refuses unknown keys)."""
+    options = {"order": order} if order else {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option wants KEY=VALUE, got {pair!r}")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def _summary(result: Result) -> Table:
@@ -71,7 +86,8 @@ def _summary(result: Result) -> Table:
     colour = {"solved": "green", "unsat": "yellow", "timeout": "yellow", "error": "red"}[result.status.value]
     note = f" ({result.message})" if result.message else ""
     table.add_row("status", f"[{colour}]{result.status.value}[/]{note}")
-    table.add_row("backend", f"{result.backend} {result.options}")
+    settings = ", ".join(f"{k}={v}" for k, v in result.options.items() if v is not None)
+    table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
     if result.count is not None:
         bound = "at least " if result.status is Status.TIMEOUT else ""
         table.add_row("solutions", f"{bound}{result.count:,} raw")
@@ -107,6 +123,7 @@ def solve_cmd(
     time_limit: TimeOpt = None,
     workers: WorkersOpt = 1,
     order: OrderOpt = None,
+    option: OptionOpt = None,
     render: Annotated[Render | None, typer.Option("--render", help="Draw the (first) solution.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Where --render writes.")] = None,
     save: Annotated[
@@ -122,11 +139,12 @@ def solve_cmd(
         with live_progress("solving") as progress:
             if all_:
                 result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress,
-                                   **_options(order))
+                                   **_options(order, option))
             else:
                 if limit is not None:
                     raise typer.BadParameter("--limit goes with --all")
-                result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress, **_options(order))
+                result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress,
+                                      **_options(order, option))
         first = result.solution
         if first is not None:
             if render is None or render is Render.ascii and output is None:
@@ -156,13 +174,15 @@ def count_cmd(
     time_limit: TimeOpt = None,
     workers: WorkersOpt = 1,
     order: OrderOpt = None,
+    option: OptionOpt = None,
     format: FormatOpt = None,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with reported():
         puzzle = fmt.read_puzzle(file, format)
         with live_progress("counting") as progress:
-            result = count(puzzle, distinct, backend, time_limit, workers, progress=progress, **_options(order))
+            result = count(puzzle, distinct, backend, time_limit, workers, progress=progress,
+                           **_options(order, option))
     out.print(_summary(result))
     _exit(result)
 
