@@ -1,6 +1,6 @@
 """CP-SAT formulations compared (run: python benchmarks/cpsat_formulations.py [--seeds N] [--limit S]).
 
-First solution of generated framed puzzles (3 border colours, inner colours = side - 1), one worker,
+First solution of generated framed puzzles (3 border colours, inner colours = side - 1 unless given), one worker,
 seed 0, symmetry breaking on; median build + solve time over seeds, timeouts counted at the limit.
 """
 
@@ -20,14 +20,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--limit", type=float, default=60.0)
     parser.add_argument("--sizes", type=int, nargs="+", default=[6, 7, 8])
+    parser.add_argument("--inner-colours", type=int, default=None, help="default: side - 1")
     args = parser.parse_args()
     for n in args.sizes:
-        line = [f"framed {n}x{n} 3+{n - 1}"]
+        inner = args.inner_colours or n - 1
+        line = [f"framed {n}x{n} 3+{inner}"]
         medians = {}
         for backend in FORMULATIONS:
             times, builds, timeouts = [], [], 0
             for seed in range(1, args.seeds + 1):
-                spec = GeneratorSpec(n, n, framed=True, border_colours=3, inner_colours=n - 1, seed=seed)
+                spec = GeneratorSpec(n, n, framed=True, border_colours=3, inner_colours=inner, seed=seed)
                 puzzle, _ = generate(spec)
                 result = edgematch.solve(puzzle, backend=backend, time_limit=args.limit)
                 timeouts += result.status.value == "timeout"
