@@ -84,7 +84,7 @@ class NativeBackend(Backend):
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
             },
             options={"order": tables.order_name, "workers": task.workers},
-            message=outcome.stopped,
+            message="" if task.question == "first" and outcome.stopped == "solution limit" else outcome.stopped,
         )
 
     def _all_hinted(self, puzzle: Puzzle, tables: Tables, task: Task, build: float) -> Result:
