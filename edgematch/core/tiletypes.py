@@ -112,3 +112,19 @@ def expand(puzzle: Puzzle, types: TileTypes, board: Board) -> Iterator[Solution]
             for c, placement in zip(free, picks, strict=True):
                 cells[c] = placement
             yield Solution.from_pairs(puzzle, cells)
+
+
+def turned_boards(puzzle: Puzzle, types: TileTypes, board: Board) -> list[tuple[tuple[int, int] | None, ...]]:
+    """``board`` turned by every board turn the puzzle allows (what one board of an anchored search
+    stands for): each placement moves with the board and its tile turns with it."""
+    from edgematch.core.symmetry import board_turns, turn_cell
+
+    out = []
+    for k in board_turns(puzzle):
+        turned: list[tuple[int, int] | None] = [None] * puzzle.size
+        for c, placement in enumerate(board):
+            if placement is not None:
+                t, r = placement
+                turned[turn_cell(c, puzzle.width, puzzle.height, k)] = (t, (r + k) % len(types.turns[t]))
+        out.append(tuple(turned))
+    return out

@@ -132,6 +132,7 @@ _BUILTIN: dict[str, str] = {
     # name -> "module:Class", in order of preference for the default
     "native": "edgematch.solvers.native:NativeBackend",
     "cpsat": "edgematch.solvers.cpsat:CpsatBackend",
+    "sat": "edgematch.solvers.sat:SatBackend",
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import distinct_key
-from edgematch.core.tiletypes import decode, expand
+from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 
@@ -139,7 +139,7 @@ def _collector(enc: Any, task: Task, puzzle: Puzzle) -> Any:
             self.seen.add(board)
             self.boards.append(board)
             if task.question == "all":
-                for turned in _turned(puzzle, enc, board):
+                for turned in (turned_boards(puzzle, enc.types, board) if enc.turns > 1 else [board]):
                     for solution in expand(puzzle, enc.types, turned):
                         self.solutions.append(solution)
                         if task.limit is not None and len(self.solutions) >= task.limit:
@@ -151,21 +151,3 @@ def _collector(enc: Any, task: Task, puzzle: Puzzle) -> Any:
                                "elapsed": time.perf_counter() - self.started})
 
     return Collector()
-
-
-def _turned(puzzle: Puzzle, enc: Any, board: tuple) -> list[tuple]:
-    """The boards an anchored search stands for: ``board`` turned by every allowed turn."""
-    if enc.turns == 1:
-        return [board]
-    from edgematch.core.symmetry import board_turns, turn_cell
-
-    out = []
-    for k in board_turns(puzzle):
-        turned: list = [None] * puzzle.size
-        for c, placement in enumerate(board):
-            if placement is not None:
-                t, r = placement
-                period = len(enc.types.turns[t])
-                turned[turn_cell(c, puzzle.width, puzzle.height, k)] = (t, (r + k) % period)
-        out.append(tuple(turned))
-    return out

@@ -1,0 +1,190 @@
+"""Puzzle -> CNF in the style of Heule's edge-matching encoding, with a decoder back to a board.
+
+Variables come from an id pool keyed by tuples, so every variable decodes and every clause prints as
+words: ``("x", cell, type, turn)`` places a tile type on a cell with a turn (explicit turns: simpler than
+implying them from seam labels, and the domains are already filtered); ``("c", seam, label)`` gives a seam
+its (norm) label; border and inner seams draw on their own label sets because the domains do.
+
+Clauses:
+- every free cell: exactly one placement (at least one + at most one);
+- every tile type: at least as many cells as copies; with ``one_to_one`` (default) also at most that many
+  (Heule's explicit one-to-one mapping: redundant given the cells' exactly-one, which is why it helps);
+- every seam: at least one label; placement -> the label it shows on each seam it touches;
+- ``support`` (default): label -> some placement showing it on each side (MEASURED.md: essential);
+- ``forbidden`` (default): at most one label per seam (forbidden label pairs).
+At least one of support / forbidden is needed for correctness. ``amo`` names PySAT's cardinality
+encoding for the at-most constraints (pairwise, seqcounter, ladder, totalizer, bitwise, ...).
+``symmetry`` fixes the board turn with an anchor tile as in the CP-SAT encoding.
+
+PySAT is imported inside :func:`encode` only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from edgematch.core.model import Puzzle
+from edgematch.core.symmetry import board_turns
+from edgematch.core.tiletypes import Board, TileTypes
+from edgematch.encodings.domains import Domains, anchor, domains
+from edgematch.errors import UsageError
+
+AMO_ENCODINGS = ("pairwise", "seqcounter", "ladder", "totalizer", "bitwise", "sortnetwrk", "cardnetwrk",
+                 "mtotalizer", "kmtotalizer")
+
+
+@dataclass(frozen=True)
+class CnfOptions:
+    """The clause families and encodings the harness can sweep."""
+
+    one_to_one: bool = True
+    forbidden: bool = True
+    support: bool = True
+    amo: str = "seqcounter"
+    symmetry: bool = True
+
+    def __post_init__(self) -> None:
+        if self.amo not in AMO_ENCODINGS:
+            raise UsageError(f"unknown at-most-one encoding {self.amo!r}; choose one of: {', '.join(AMO_ENCODINGS)}")
+        if not (self.support or self.forbidden):
+            raise UsageError("CNF needs support or forbidden clauses (or both): without them seams may mismatch")
+
+    def words(self) -> str:
+        return " ".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in asdict(self).items())
+
+    @classmethod
+    def parse(cls, text: str) -> CnfOptions:
+        """The inverse of :meth:`words` (for the DIMACS header)."""
+        values: dict[str, Any] = {}
+        for word in text.split():
+            key, _, value = word.partition("=")
+            values[key] = value if key == "amo" else value == "1"
+        return cls(**values)
+
+
+@dataclass
+class CnfEncoding:
+    """Clauses, the pool that names their variables, and how to read a board from a model."""
+
+    clauses: list[list[int]]
+    pool: Any
+    placements: dict[int, tuple[int, int, int]]  # variable -> (cell, type, turn)
+    types: TileTypes
+    domains: Domains
+    options: CnfOptions
+    turns: int = 1
+    anchor: int | None = None
+    stats: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def variables(self) -> int:
+        return self.pool.top
+
+    def decode(self, model: Iterable[int]) -> Board:
+        """The board a model describes (its true placement variables)."""
+        board: list[tuple[int, int] | None] = [None] * self.domains.puzzle.size
+        for lit in model:
+            if lit > 0 and lit in self.placements:
+                cell, t, r = self.placements[lit]
+                board[cell] = (t, r)
+        return board
+
+    def block(self, board: Board) -> list[int]:
+        """A clause that rules out exactly this board."""
+        return [-self.pool.id(("x", c, *p)) for c, p in enumerate(board) if p is not None]
+
+    def describe(self, var: int) -> str:
+        """A variable in words (auxiliary variables of cardinality encodings have no name)."""
+        key = self.pool.obj(abs(var))
+        if key is None:
+            return f"aux {abs(var)}"
+        if key[0] == "x":
+            _, cell, t, r = key
+            tiles = ",".join(str(tile) for tile, _ in self.types.members[t])
+            return f"cell {cell} holds tile {tiles} turned {r}"
+        _, seam, label = key
+        s = self.domains.seams[seam]
+        return f"seam {s.a}/{s.b} has label {label}"
+
+
+def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
+    """The CNF of ``puzzle`` under ``options``."""
+    from pysat.card import CardEnc, EncType
+    from pysat.formula import IDPool
+
+    options = options or CnfOptions()
+    start = time.perf_counter()
+    dom = domains(puzzle)
+    types = dom.types
+    turns = board_turns(puzzle)
+    pinned = anchor(puzzle, types, turns) if options.symmetry else None
+    if pinned is not None:
+        keep = set(range(4 // len(turns)))
+        for c, choices in dom.cells.items():
+            dom.cells[c] = [(t, r) for t, r in choices if t != pinned or r in keep]
+    pool = IDPool()
+    enc_type = getattr(EncType, options.amo)
+    clauses: list[list[int]] = []
+
+    def at_most(lits: list[int], bound: int) -> None:
+        if len(lits) > bound:
+            clauses.extend(CardEnc.atmost(lits, bound=bound, vpool=pool, encoding=enc_type).clauses)
+
+    x: dict[int, dict[tuple[int, int], int]] = {}
+    placements: dict[int, tuple[int, int, int]] = {}
+    for c, choices in dom.cells.items():
+        x[c] = {}
+        for t, r in choices:
+            var = pool.id(("x", c, t, r))
+            x[c][(t, r)] = var
+            placements[var] = (c, t, r)
+    by_type: dict[int, list[int]] = {t: [] for t in range(len(types.reps))}
+    for lits in x.values():
+        clauses.append(list(lits.values()))  # at least one placement (empty clause if none left)
+        at_most(list(lits.values()), 1)
+        for (t, _), var in lits.items():
+            by_type[t].append(var)
+    for t, lits in by_type.items():
+        copies = types.count(t)
+        if copies == 1:
+            clauses.append(lits)
+        else:
+            clauses.extend(CardEnc.atleast(lits, bound=copies, vpool=pool, encoding=EncType.seqcounter).clauses)
+        if options.one_to_one:
+            at_most(lits, copies)
+    for seam in dom.seams:
+        shows: dict[int, tuple[list[int], list[int]]] = {}
+        for p, var in x[seam.a].items():
+            shows.setdefault(dom.label(seam.a, p, seam.side_a), ([], []))[0].append(var)
+        for p, var in x[seam.b].items():
+            shows.setdefault(dom.label(seam.b, p, seam.side_b), ([], []))[1].append(var)
+        colour = {label: pool.id(("c", seam.index, label)) for label in sorted(shows)}
+        clauses.append(list(colour.values()))
+        if options.forbidden:
+            labels = list(colour.values())
+            clauses.extend([-a, -b] for i, a in enumerate(labels) for b in labels[i + 1:])
+        for label, (left, right) in shows.items():
+            clauses.extend([-var, colour[label]] for var in left + right)
+            if options.support:
+                clauses.append([-colour[label], *left])
+                clauses.append([-colour[label], *right])
+    return CnfEncoding(
+        clauses=clauses, pool=pool, placements=placements, types=types, domains=dom, options=options,
+        turns=len(turns) if pinned is not None else 1, anchor=pinned,
+        stats={"variables": pool.top, "clauses": len(clauses), "placements": len(placements),
+               "encode_seconds": time.perf_counter() - start},
+    )
+
+
+def to_dimacs(enc: CnfEncoding, title: str = "") -> str:
+    """DIMACS text with a comment header that names every non-auxiliary variable."""
+    out = [f"c edgematch CNF{': ' + title if title else ''}", f"c options {enc.options.words()}"]
+    for var in range(1, enc.variables + 1):
+        if enc.pool.obj(var) is not None:
+            out.append(f"c var {var} = {enc.describe(var)}")
+    out.append(f"p cnf {enc.variables} {len(enc.clauses)}")
+    out.extend(" ".join(map(str, clause)) + " 0" for clause in enc.clauses)
+    return "\n".join(out) + "\n"
