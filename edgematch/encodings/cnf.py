@@ -34,6 +34,7 @@ from edgematch.errors import UsageError
 
 AMO_ENCODINGS = ("pairwise", "seqcounter", "ladder", "totalizer", "bitwise", "sortnetwrk", "cardnetwrk",
                  "mtotalizer", "kmtotalizer")
+AMO_ONLY = ("pairwise", "ladder", "bitwise")  # bounds above one (several identical tiles) use seqcounter
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
 
     def at_most(lits: list[int], bound: int) -> None:
         if len(lits) > bound:
-            clauses.extend(CardEnc.atmost(lits, bound=bound, vpool=pool, encoding=enc_type).clauses)
+            kind = enc_type if bound == 1 or options.amo not in AMO_ONLY else EncType.seqcounter
+            clauses.extend(CardEnc.atmost(lits, bound=bound, vpool=pool, encoding=kind).clauses)
 
     x: dict[int, dict[tuple[int, int], int]] = {}
     placements: dict[int, tuple[int, int, int]] = {}
@@ -149,8 +151,10 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
             by_type[t].append(var)
     for t, lits in by_type.items():
         copies = types.count(t)
-        if copies == 1:
-            clauses.append(lits)
+        if copies == 1 or len(lits) < copies:
+            clauses.append(lits if copies == 1 else [])  # too few places left for the copies: unsatisfiable
+        elif len(lits) == copies:
+            clauses.extend([lit] for lit in lits)
         else:
             clauses.extend(CardEnc.atleast(lits, bound=copies, vpool=pool, encoding=EncType.seqcounter).clauses)
         if options.one_to_one:
