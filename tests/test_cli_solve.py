@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from typer.testing import CliRunner
 
 from edgematch.cli.main import load_commands
@@ -71,3 +72,24 @@ def test_backend_options_from_the_command_line():
     assert result.exit_code == 0 and "16 raw" in result.stdout and "symmetry=False" in result.stdout
     result = cli("solve", "examples/insects.arc", "-b", "cpsat", "-O", "bogus=1")
     assert result.exit_code == 2 and "unknown option(s) bogus; known: symmetry, seed" in result.stderr
+
+
+def test_encode_then_an_external_solver_then_decode(tmp_path):
+    pytest.importorskip("pysat")
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    cnf, model, sol = tmp_path / "p.cnf", tmp_path / "p.model", tmp_path / "p.emsol"
+    assert cli("encode", "examples/racket3x3.rkt", "--cnf", cnf, "-O", "amo=ladder").exit_code == 0
+    assert "c options one_to_one=1 forbidden=1 support=1 amo=ladder symmetry=1" in cnf.read_text()
+    with Solver(name="minisat22", bootstrap_with=CNF(from_file=str(cnf)).clauses) as sat:
+        assert sat.solve()
+        model.write_text("s SATISFIABLE\nv " + " ".join(map(str, sat.get_model())) + " 0\n")
+    result = cli("decode", "examples/racket3x3.rkt", cnf, model, "--save", sol)
+    assert result.exit_code == 0 and "valid solution" in result.stdout
+    assert check(read_puzzle("examples/racket3x3.rkt"), read_solution(sol)).ok
+    # a model of another puzzle's CNF, and an UNSAT answer, are refused with the file named
+    assert "was not made from" in cli("decode", "examples/insects.arc", cnf, model).stderr
+    model.write_text("s UNSATISFIABLE\n")
+    result = cli("decode", "examples/racket3x3.rkt", cnf, model)
+    assert result.exit_code == 2 and f"{model}:1: the solver says UNSATISFIABLE" in result.stderr

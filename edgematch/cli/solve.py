@@ -68,7 +68,7 @@ def live_progress(what: str) -> Iterator:
         yield update
 
 
-def _options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
+def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
     """Backend options from --order and --option KEY=VALUE (the backend refuses unknown keys)."""
     options = {"order": order} if order else {}
     for pair in pairs or []:
@@ -139,12 +139,12 @@ def solve_cmd(
         with live_progress("solving") as progress:
             if all_:
                 result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress,
-                                   **_options(order, option))
+                                   **backend_options(order, option))
             else:
                 if limit is not None:
                     raise typer.BadParameter("--limit goes with --all")
                 result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress,
-                                      **_options(order, option))
+                                      **backend_options(order, option))
         first = result.solution
         if first is not None:
             if render is None or render is Render.ascii and output is None:
@@ -182,7 +182,7 @@ def count_cmd(
         puzzle = fmt.read_puzzle(file, format)
         with live_progress("counting") as progress:
             result = count(puzzle, distinct, backend, time_limit, workers, progress=progress,
-                           **_options(order, option))
+                           **backend_options(order, option))
     out.print(_summary(result))
     _exit(result)
 

@@ -21,6 +21,7 @@ PySAT is imported inside :func:`encode` only.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -183,9 +184,17 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
     )
 
 
+def fingerprint(puzzle: Puzzle) -> str:
+    """A short hash of the puzzle's content, so a CNF is only ever decoded against its own puzzle."""
+    from edgematch.core.formats import write_puzzle
+
+    return hashlib.sha256(write_puzzle(puzzle.replace(name="", labels={}), format="json").encode()).hexdigest()[:16]
+
+
 def to_dimacs(enc: CnfEncoding, title: str = "") -> str:
     """DIMACS text with a comment header that names every non-auxiliary variable."""
-    out = [f"c edgematch CNF{': ' + title if title else ''}", f"c options {enc.options.words()}"]
+    out = [f"c edgematch CNF{': ' + title if title else ''}", f"c options {enc.options.words()}",
+           f"c puzzle {fingerprint(enc.domains.puzzle)}"]
     for var in range(1, enc.variables + 1):
         if enc.pool.obj(var) is not None:
             out.append(f"c var {var} = {enc.describe(var)}")

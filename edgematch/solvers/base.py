@@ -136,6 +136,15 @@ _BUILTIN: dict[str, str] = {
 }
 
 
+def on_off(value: object) -> bool:
+    """An on/off backend option, given as a bool or as text from the command line (on/off, yes/no, 1/0)."""
+    if isinstance(value, str):
+        if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+            raise UsageError(f"expected on/off, got {value!r}")
+        return value.lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
 def backend_names() -> list[str]:
     return list(_BUILTIN)
 

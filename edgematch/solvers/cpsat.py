@@ -15,17 +15,8 @@ from typing import Any
 from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
-from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings
-
-
-def _flag(value: object) -> bool:
-    """An on/off option given as a bool or as text from the command line."""
-    if isinstance(value, str):
-        if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-            raise UsageError(f"expected on/off, got {value!r}")
-        return value.lower() in ("1", "true", "yes", "on")
-    return bool(value)
+from edgematch.errors import BackendError
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 
 
 class CpsatBackend(Backend):
@@ -41,7 +32,7 @@ class CpsatBackend(Backend):
         from edgematch.encodings.cpsat import DEFAULT_FORMULATION, encode
 
         given = self.checked_options(task)
-        symmetry = _flag(given.get("symmetry", True))
+        symmetry = on_off(given.get("symmetry", True))
         seed = int(given.get("seed", 0))
         started = time.perf_counter()
         enc = encode(puzzle, self.sub or DEFAULT_FORMULATION, symmetry)

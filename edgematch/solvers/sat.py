@@ -19,21 +19,13 @@ from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 
 DEFAULT_SOLVER = "glucose4"
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
            "maplecm", "lingeling", "mergesat3", "minicard")
 POLL_SECONDS = 0.05
-
-
-def _flag(value: object) -> bool:
-    if isinstance(value, str):
-        if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-            raise UsageError(f"expected on/off, got {value!r}")
-        return value.lower() in ("1", "true", "yes", "on")
-    return bool(value)
 
 
 class SatBackend(Backend):
@@ -50,7 +42,7 @@ class SatBackend(Backend):
         if solver not in SOLVERS:
             raise UsageError(f"unknown SAT solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
         given = self.checked_options(task)
-        flags = {k: _flag(v) for k, v in given.items() if k != "amo"}
+        flags = {k: on_off(v) for k, v in given.items() if k != "amo"}
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         started = time.perf_counter()
         enc = encode(puzzle, options)
