@@ -69,9 +69,8 @@ class SatBackend(Backend):
                 result.status = Status.UNSAT
             return result
         result.status = (Status.SOLVED if boards else Status.UNSAT) if finished else Status.TIMEOUT
-        if boards and not finished and task.question == "count":
-            result.status = Status.TIMEOUT
-        result.count = len(boards) * enc.turns * enc.types.multiplier if task.question == "count" or finished else None
+        if task.question == "count" or finished:  # a stopped count is a lower bound; stopped "all" has none
+            result.count = len(boards) * enc.turns * enc.types.multiplier
         if task.distinct and result.count is not None:
             result.distinct = len(boards) if enc.turns > 1 else len(
                 {distinct_key(puzzle, decode(puzzle, enc.types, b)) for b in boards}
