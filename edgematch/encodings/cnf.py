@@ -161,11 +161,7 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
         if options.one_to_one:
             at_most(lits, copies)
     for seam in dom.seams:
-        shows: dict[int, tuple[list[int], list[int]]] = {}
-        for p, var in x[seam.a].items():
-            shows.setdefault(dom.label(seam.a, p, seam.side_a), ([], []))[0].append(var)
-        for p, var in x[seam.b].items():
-            shows.setdefault(dom.label(seam.b, p, seam.side_b), ([], []))[1].append(var)
+        shows = dom.shows(seam, x)
         colour = {label: pool.id(("c", seam.index, label)) for label in sorted(shows)}
         clauses.append(list(colour.values()))
         if options.forbidden:

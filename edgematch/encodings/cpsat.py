@@ -93,11 +93,7 @@ def _bool(model: Any, dom: Domains) -> Callable[[Reader], Board]:
         else:
             model.add(sum(lits) == dom.types.count(t))
     for seam in dom.seams:
-        shows: dict[int, tuple[list[Any], list[Any]]] = {}
-        for p, lit in x[seam.a].items():
-            shows.setdefault(dom.label(seam.a, p, seam.side_a), ([], []))[0].append(lit)
-        for p, lit in x[seam.b].items():
-            shows.setdefault(dom.label(seam.b, p, seam.side_b), ([], []))[1].append(lit)
+        shows = dom.shows(seam, x)
         y = {label: model.new_bool_var(f"y[{seam.index},{label}]") for label in shows}
         model.add_exactly_one(y.values())
         for label, (left, right) in shows.items():

@@ -9,9 +9,12 @@ norm labels (see ``norm``), so both rules reduce to equality here and in the enc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from edgematch.core.model import SIDES, E, Puzzle, S
 from edgematch.core.tiletypes import TileTypes, tile_types
+
+T = TypeVar("T")
 
 
 def norm(puzzle: Puzzle, side: int, label: int) -> int:
@@ -42,6 +45,16 @@ class Domains:
     def label(self, cell: int, placement: tuple[int, int], side: int) -> int:
         """The norm label ``placement`` shows on ``side`` of ``cell``."""
         return norm(self.puzzle, side, self.types.shown(*placement)[side])
+
+    def shows(self, seam: Seam, lits: dict[int, dict[tuple[int, int], T]]) -> dict[int, tuple[list[T], list[T]]]:
+        """For each label the seam can take, the literals of the placements showing it on side a and on
+        side b (``lits``: cell -> placement -> an encoding's literal)."""
+        out: dict[int, tuple[list[T], list[T]]] = {}
+        for p, lit in lits[seam.a].items():
+            out.setdefault(self.label(seam.a, p, seam.side_a), ([], []))[0].append(lit)
+        for p, lit in lits[seam.b].items():
+            out.setdefault(self.label(seam.b, p, seam.side_b), ([], []))[1].append(lit)
+        return out
 
     @property
     def placements(self) -> int:
