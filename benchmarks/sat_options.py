@@ -1,6 +1,6 @@
 """CNF clause options and SAT solvers compared (run: python benchmarks/sat_options.py [--seeds N] [--limit S]).
 
-First solution of generated framed puzzles with two label sets (3 border colours, side - 2 inner),
+First solution of generated framed puzzles with two label sets (3 border colours, side - 2 inner unless given),
 median over seeds of encode + solve time; timeouts count at the limit. Options are swept with the
 default solver, solvers with the default options.
 """
@@ -23,10 +23,10 @@ OPTION_VARIANTS = [
 SOLVERS = ("glucose4", "cadical195", "minisat22", "maplechrono", "lingeling")
 
 
-def median_time(backend: str, options: dict, size: int, seeds: int, limit: float) -> str:
+def median_time(backend: str, options: dict, size: int, inner: int, seeds: int, limit: float) -> str:
     times, timeouts = [], 0
     for seed in range(1, seeds + 1):
-        spec = GeneratorSpec(size, size, framed=True, border_colours=3, inner_colours=size - 2, seed=seed)
+        spec = GeneratorSpec(size, size, framed=True, border_colours=3, inner_colours=inner, seed=seed)
         puzzle, _ = generate(spec)
         result = edgematch.solve(puzzle, backend=backend, time_limit=limit, **options)
         timeouts += result.status.value == "timeout"
@@ -39,14 +39,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--limit", type=float, default=30.0)
     parser.add_argument("--sizes", type=int, nargs="+", default=[7, 8])
+    parser.add_argument("--inner-colours", type=int, default=None, help="default: side - 2")
     args = parser.parse_args()
     for size in args.sizes:
+        inner = args.inner_colours or size - 2
         for label, options in OPTION_VARIANTS:
-            print(f"framed {size}x{size} 3+{size - 2} sat:{DEFAULT_SOLVER} {label:30}: "
-                  f"{median_time(f'sat:{DEFAULT_SOLVER}', options, size, args.seeds, args.limit)}", flush=True)
+            print(f"framed {size}x{size} 3+{inner} sat:{DEFAULT_SOLVER} {label:30}: "
+                  f"{median_time(f'sat:{DEFAULT_SOLVER}', options, size, inner, args.seeds, args.limit)}", flush=True)
         for solver in SOLVERS:
-            print(f"framed {size}x{size} 3+{size - 2} sat:{solver:12} default options       : "
-                  f"{median_time(f'sat:{solver}', {}, size, args.seeds, args.limit)}", flush=True)
+            print(f"framed {size}x{size} 3+{inner} sat:{solver:12} default options       : "
+                  f"{median_time(f'sat:{solver}', {}, size, inner, args.seeds, args.limit)}", flush=True)
 
 
 if __name__ == "__main__":
