@@ -1,0 +1,173 @@
+"""Benchmark suites: TOML files naming backends, puzzle families of growing size, seeds and a time limit.
+
+A suite expands into instances (one generated puzzle each, reproducible from family, size and seed) and
+runs (instance x backend). Built-in suites live in ``bench/suites/``: ``smoke`` (CI, seconds),
+``default`` (the README's main job, minutes), ``scaling`` (long). Colour counts may follow the size:
+``colours = "size"``, ``"size-2"``, ``"size+1"``.
+
+Suite file::
+
+    name = "mine"
+    task = "first"            # first | count
+    timeout = 20.0            # seconds per run
+    seeds = [1, 2, 3]
+    backends = ["native", "cpsat"]
+    [[family]]
+    name = "framed"
+    sizes = [4, 5, 6]         # square boards (or "6x4" strings)
+    framed = true
+    border_colours = 3
+    inner_colours = "size-2"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from edgematch.core.generator import GeneratorSpec
+from edgematch.errors import FormatError
+
+TASKS = ("first", "count")
+_FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations"}
+_SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family"}
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One puzzle of a suite: generated from ``spec``; ``key`` names it in results."""
+
+    family: str
+    size: str
+    seed: int
+    spec: GeneratorSpec
+
+    @property
+    def key(self) -> str:
+        return f"{self.family}/{self.size}/seed{self.seed}"
+
+    @property
+    def tiles(self) -> int:
+        return self.spec.width * self.spec.height
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    task: str
+    timeout: float
+    seeds: tuple[int, ...]
+    backends: tuple[str, ...]
+    instances: tuple[Instance, ...]
+
+    def runs(self) -> list[tuple[Instance, str]]:
+        """Every (instance, backend) pair, smallest boards first so a stopped bench has the easy ones."""
+        ordered = sorted(self.instances, key=lambda i: (i.tiles, i.family, i.seed))
+        return [(instance, backend) for instance in ordered for backend in self.backends]
+
+
+def builtin_suites() -> list[str]:
+    return sorted(p.name[:-5] for p in resources.files("edgematch.bench.suites").iterdir() if p.name.endswith(".toml"))
+
+
+def load_suite(name_or_path: str | Path) -> Suite:
+    """A built-in suite by name, or a suite file; errors name the file and line."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml" and str(name_or_path) in builtin_suites():
+        text = resources.files("edgematch.bench.suites").joinpath(f"{name_or_path}.toml").read_text()
+        where = f"<built-in suite {name_or_path}>"
+    else:
+        if not path.is_file():
+            known = ", ".join(builtin_suites())
+            raise FormatError(f"no such suite file (built-in suites: {known})", path)
+        text, where = path.read_text(encoding="utf-8"), str(path)
+    return parse_suite(text, where)
+
+
+def parse_suite(text: str, where: str = "<suite>") -> Suite:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        line = int(found.group(1)) if found else max(1, len(text.rstrip("\n").split("\n")))  # "end of document"
+        raise FormatError(f"invalid TOML: {exc}", where, line) from None
+
+    def fail(key: str, message: str) -> FormatError:
+        match = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.M)
+        return FormatError(f"{key}: {message}", where, text.count("\n", 0, match.start()) + 1 if match else None)
+
+    unknown = set(data) - _SUITE_KEYS
+    if unknown:
+        raise fail(sorted(unknown)[0], f"unknown setting (known: {', '.join(sorted(_SUITE_KEYS))})")
+    task = data.get("task", "first")
+    if task not in TASKS:
+        raise fail("task", f"must be one of {', '.join(TASKS)}, got {task!r}")
+    timeout = data.get("timeout", 20.0)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise fail("timeout", f"must be a positive number of seconds, got {timeout!r}")
+    seeds = data.get("seeds", [1])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+        raise fail("seeds", "must be a non-empty list of integers")
+    backends = data.get("backends")
+    if not isinstance(backends, list) or not backends or not all(isinstance(b, str) for b in backends):
+        raise fail("backends", "must be a non-empty list of backend names")
+    families = data.get("family")
+    if not isinstance(families, list) or not families:
+        raise fail("family", "at least one [[family]] table is needed")
+    instances = [inst for family in families for inst in _family(family, seeds, fail)]
+    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), task,
+                 float(timeout), tuple(seeds), tuple(backends), tuple(instances))
+
+
+def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
+    unknown = set(family) - _FAMILY_KEYS
+    if unknown:
+        raise fail(sorted(unknown)[0], f"unknown family setting (known: {', '.join(sorted(_FAMILY_KEYS))})")
+    name = family.get("name")
+    if not isinstance(name, str) or not name:
+        raise fail("name", "every [[family]] needs a name")
+    sizes = family.get("sizes")
+    if not isinstance(sizes, list) or not sizes:
+        raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed")
+    out = []
+    for size in sizes:
+        width, height = _size(size, name, fail)
+        for seed in seeds:
+            colours = {k: _colours(family.get(k), k, width, name, fail)
+                       for k in ("colours", "border_colours", "inner_colours") if k in family}
+            try:
+                spec = GeneratorSpec(width, height, framed=bool(family.get("framed", False)),
+                                     rule=family.get("rule", "same"), rotations=bool(family.get("rotations", True)),
+                                     seed=seed, **colours)
+            except Exception as exc:  # noqa: BLE001  (a UsageError from the generator's checks)
+                raise fail("sizes", f"family {name}: {exc}") from None
+            out.append(Instance(name, f"{width}x{height}", seed, spec))
+    return out
+
+
+def _size(value: Any, family: str, fail) -> tuple[int, int]:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value, value
+    match = re.fullmatch(r"(\d+)x(\d+)", str(value))
+    if not match or min(int(match.group(1)), int(match.group(2))) < 1:
+        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _colours(value: Any, key: str, side: int, family: str, fail) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        count = value
+    else:
+        match = re.fullmatch(r"size\s*(?:([+-])\s*(\d+))?", str(value).strip())
+        if not match:
+            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got {value!r}")
+        delta = int(match.group(2) or 0) * (-1 if match.group(1) == "-" else 1)
+        count = side + delta
+    if count < 1:
+        raise fail(key, f"family {family}: {count} colours at size {side}")
+    return count

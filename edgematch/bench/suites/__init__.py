@@ -1,0 +1,1 @@
+"""Built-in benchmark suites (TOML files read with importlib.resources)."""
