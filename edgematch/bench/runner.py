@@ -1,0 +1,155 @@
+"""Measuring one run in isolation: a child process per run, a hard wall-clock and memory limit, and a
+verdict the parent reaches on its own.
+
+The child generates the instance, asks the backend (its own time limit set to the run's timeout), and
+sends back what it found. The parent kills a child that overruns the limit by ``grace`` (a backend that
+ignores its time limit cannot hang the harness), regenerates the puzzle, checks every solution with the
+independent checker, and files the run:
+
+- termination: ``done``, ``timeout`` (killed at the limit), ``memory`` (over the memory limit),
+  ``crashed`` (died without an answer), ``failed`` (could not start);
+- category: ``correct``, ``wrong`` (an invalid solution, or a planted puzzle called unsat),
+  ``timeout``, ``error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import resource
+import signal
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from edgematch.bench.suite import Instance
+from edgematch.core.checker import check
+from edgematch.core.generator import generate
+from edgematch.core.model import Solution
+
+GRACE_SECONDS = 2.0
+MEMORY_LIMIT_MB = 4096
+
+
+@dataclass
+class RunRecord:
+    """One finished run: what the backend said and what the harness concluded."""
+
+    instance: str
+    backend: str
+    task: str
+    status: str
+    termination: str
+    category: str
+    wall: float
+    build: float = 0.0
+    solve: float = 0.0
+    check: float = 0.0
+    count: int | None = None
+    distinct: int | None = None
+    counters: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, memory_mb: int) -> None:
+    os.setpgrp()  # its own process group: stopping the run also stops any solver process it starts
+    try:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        from edgematch.solvers.base import Task, get_backend
+
+        puzzle, _ = generate(instance.spec)
+        question = "first" if task == "first" else "count"
+        result = get_backend(backend).run(puzzle, Task(question=question, time_limit=timeout,
+                                                       distinct=task == "count"))
+        conn.send({
+            "status": result.status.value, "cells": [list(map(tuple, s.cells)) for s in result.solutions[:1]],
+            "count": result.count, "distinct": result.distinct, "build": result.timings.build,
+            "solve": result.timings.solve, "counters": _plain(result.counters), "options": _plain(result.options),
+            "message": result.message,
+        })
+    except MemoryError:
+        conn.send({"termination": "memory", "message": "over the memory limit"})
+    except Exception as exc:  # noqa: BLE001  (reported as the run's error)
+        conn.send({"termination": "error", "message": f"{type(exc).__name__}: {exc}",
+                   "trace": traceback.format_exc(limit=5)})
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, (int, float, str, bool, type(None))) else str(v) for k, v in values.items()}
+
+
+def run_one(instance: Instance, backend: str, task: str, timeout: float, grace: float = GRACE_SECONDS,
+            memory_mb: int = MEMORY_LIMIT_MB) -> RunRecord:
+    """Run ``backend`` on ``instance`` in a child process and file the outcome."""
+    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    start = time.perf_counter()
+    try:
+        process = context.Process(target=_child, args=(send, instance, backend, task, timeout, memory_mb))
+        process.start()
+    except OSError as exc:
+        return RunRecord(instance.key, backend, task, "error", "failed", "error", 0.0, message=str(exc))
+    send.close()
+    answer = None
+    if receive.poll(timeout + grace):
+        try:
+            answer = receive.recv()
+        except EOFError:
+            answer = None
+    wall = time.perf_counter() - start
+    _stop_group(process.pid)
+    process.join(timeout=5)
+    receive.close()
+    if answer is None:
+        if wall >= timeout + grace - 0.05:
+            return RunRecord(instance.key, backend, task, "timeout", "timeout", "timeout", wall,
+                             message=f"killed after {timeout + grace:.1f} s")
+        return RunRecord(instance.key, backend, task, "error", "crashed", "error", wall,
+                         message=f"the run died without an answer (exit code {process.exitcode})")
+    if "termination" in answer:
+        category = "error"
+        return RunRecord(instance.key, backend, task, "error", answer["termination"], category, wall,
+                         message=answer["message"])
+    return _verdict(instance, backend, task, wall, answer)
+
+
+def _stop_group(pid: int | None) -> None:
+    """Kill the run's process group (the run and anything it started); gone already is fine."""
+    if pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _verdict(instance: Instance, backend: str, task: str, wall: float, answer: dict[str, Any]) -> RunRecord:
+    record = RunRecord(
+        instance.key, backend, task, answer["status"], "done", "correct", wall, answer["build"], answer["solve"],
+        count=answer["count"], distinct=answer["distinct"], counters=answer["counters"],
+        options=answer["options"], message=answer["message"],
+    )
+    puzzle, _ = generate(instance.spec)
+    started = time.perf_counter()
+    for cells in answer["cells"]:
+        verdict = check(puzzle, Solution(puzzle.width, puzzle.height, tuple(cells)))
+        if not verdict.ok:
+            record.category = "wrong"
+            record.message = f"invalid solution: {verdict.violations[0]}"
+    record.check = time.perf_counter() - started
+    if record.status == "unsat":
+        record.category, record.message = "wrong", "a planted (solvable) puzzle was reported unsat"
+    elif record.status == "solved" and task == "first" and not answer["cells"]:
+        record.category, record.message = "wrong", "solved without a solution"
+    elif record.status == "solved" and task == "count" and not record.count:
+        record.category, record.message = "wrong", "a planted puzzle counted with no solution"
+    elif record.status == "timeout":
+        record.category = "timeout"
+    elif record.status == "error":
+        record.category = "error"
+    return record

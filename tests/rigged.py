@@ -1,0 +1,69 @@
+"""Backends rigged to misbehave, for testing that the harness contains them (never registered for users)."""
+
+import os
+import time
+
+from edgematch.core.model import Solution
+from edgematch.solvers.base import Backend, Result, Status, Timings
+
+
+class HangingBackend(Backend):
+    """Ignores its time limit entirely."""
+
+    name = "hang"
+
+    def run(self, puzzle, task):
+        while True:
+            time.sleep(1)
+
+
+class WrongBackend(Backend):
+    """Claims a solution that places every tile as it comes, unturned."""
+
+    name = "wrong"
+
+    def run(self, puzzle, task):
+        cells = tuple((t, 0) for t in range(len(puzzle.tiles)))
+        return Result(self.name, Status.SOLVED, [Solution(puzzle.width, puzzle.height, cells)], timings=Timings())
+
+
+class UnsatBackend(Backend):
+    """Says every puzzle has no solution."""
+
+    name = "unsat"
+
+    def run(self, puzzle, task):
+        return Result(self.name, Status.UNSAT, timings=Timings())
+
+
+class CrashingBackend(Backend):
+    """Dies without a word, as a segfaulting native library would."""
+
+    name = "crash"
+
+    def run(self, puzzle, task):
+        os._exit(139)
+
+
+class SpawningBackend(Backend):
+    """Starts a helper process (as the SAT backend does), writes its pid to $RIGGED_PID_FILE, then hangs."""
+
+    name = "spawn"
+
+    def run(self, puzzle, task):
+        import subprocess
+
+        helper = subprocess.Popen(["sleep", "600"])
+        with open(os.environ["RIGGED_PID_FILE"], "w") as f:
+            f.write(str(helper.pid))
+        while True:
+            time.sleep(1)
+
+
+RIGGED = {
+    "spawn": "tests.rigged:SpawningBackend",
+    "hang": "tests.rigged:HangingBackend",
+    "wrong": "tests.rigged:WrongBackend",
+    "unsat": "tests.rigged:UnsatBackend",
+    "crash": "tests.rigged:CrashingBackend",
+}
