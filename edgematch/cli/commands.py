@@ -22,7 +22,7 @@ from edgematch.core import formats as fmt
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
-from edgematch.core.model import Puzzle, Solution
+from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 
 FormatOpt = Annotated[
@@ -108,16 +108,10 @@ def generate_cmd(
                 seed=seed,
             )
             puzzle, planted = generate(spec)
-        text = fmt.write_puzzle(puzzle, format=to or _format_for(output))
+        text = fmt.write_puzzle(puzzle, format=fmt.writer_for(output, to).name)
         if solution is not None and planted is not None:
             fmt.write_solution(planted, solution, puzzle=puzzle)
         emit(text, output)
-
-
-def _format_for(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    return fmt.writer_for(path).name
 
 
 class Style(StrEnum):
@@ -142,7 +136,7 @@ def render_cmd(
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)
-        sol = _read_solution(solution, puzzle) if solution else None
+        sol = fmt.read_solution(solution, puzzle=puzzle) if solution else None
         if style is None:
             suffix = output.suffix.lower() if output else ""
             style = {".svg": Style.svg, ".png": Style.png}.get(suffix, Style.ascii if output else Style.terminal)
@@ -156,10 +150,6 @@ def render_cmd(
             emit(render.render_svg(puzzle, sol), output)
         else:
             emit(render.render_png(puzzle, sol), output)
-
-
-def _read_solution(path: Path, puzzle: Puzzle) -> Solution:
-    return fmt.read_solution(path, puzzle=puzzle)
 
 
 @app.command("convert")
@@ -180,16 +170,10 @@ def convert_cmd(
         if solution:
             puzzle = fmt.read_puzzle(puzzle_file) if puzzle_file else None
             sol = fmt.read_solution(source, from_, puzzle)
-            text = fmt.write_solution(sol, format=to or _solution_format_for(target), puzzle=puzzle)
+            text = fmt.write_solution(sol, format=fmt.writer_for(target, to, solution=True).name, puzzle=puzzle)
         else:
-            text = fmt.write_puzzle(fmt.read_puzzle(source, from_), format=to or _format_for(target))
+            text = fmt.write_puzzle(fmt.read_puzzle(source, from_), format=fmt.writer_for(target, to).name)
         emit(text, target)
-
-
-def _solution_format_for(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    return fmt.writer_for(path, solution=True).name
 
 
 @app.command("check")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -122,7 +122,7 @@ class Backend:
 
     def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
         """Raw solutions one by one (default: from :meth:`run` with question ``all``)."""
-        result = self.run(puzzle, Task(**{**task.__dict__, "question": "all"}))
+        result = self.run(puzzle, replace(task, question="all"))
         if result.status is Status.ERROR:
             raise BackendError(f"{self.full_name}: {result.message}")
         yield from result.solutions

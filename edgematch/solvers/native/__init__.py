@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from itertools import islice
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
+
+BUFFER = 4096  # solutions the loop stores before handing them over
 
 
 class NativeBackend(Backend):
@@ -42,28 +45,21 @@ class NativeBackend(Backend):
         if tables.positions == 0:
             return self._all_hinted(puzzle, tables, task, build)
         want = {"first": 1, "all": task.limit, "count": None}[task.question]
-        store = task.question != "count"
+        capacity = {"first": 1, "all": min(want or BUFFER, BUFFER), "count": 0}[task.question]
         t0 = time.perf_counter()
         if task.workers > 1:
-            outcome = parts.run_parallel(puzzle, tables, task, want, store)
+            outcome = parts.run_parallel(puzzle, tables, task, want, capacity)
         else:
-            capacity = 1 if task.question == "first" else (min(want, 4096) if want else 4096) if store else 0
             search = Search(tables, capacity=capacity, distinct=task.distinct)
             outcome = drive(search, task.time_limit, want, task.progress)
         solve = time.perf_counter() - t0
 
         raw = outcome.solutions * tables.raw_multiplier
-        solutions: list[Solution] = []
-        for picks in outcome.found:
-            if task.question == "first":
-                solutions.append(decode(puzzle, tables, picks))
-                break
-            for sol in expand(puzzle, tables, picks):
-                solutions.append(sol)
-                if want is not None and len(solutions) >= want:
-                    break
-            if want is not None and len(solutions) >= want:
-                break
+        if task.question == "first":
+            solutions = [decode(puzzle, tables, picks) for picks in outcome.found[:1]]
+        else:
+            every = (sol for picks in outcome.found for sol in expand(puzzle, tables, picks))
+            solutions = list(islice(every, want))
         if outcome.found or raw:
             done = outcome.finished or outcome.stopped == "solution limit" or task.question == "first"
             status = Status.SOLVED if done else Status.TIMEOUT
@@ -89,14 +85,12 @@ class NativeBackend(Backend):
 
     def _all_hinted(self, puzzle: Puzzle, tables: Tables, task: Task, build: float) -> Result:
         """Every cell fixed by a hint: the hints are the one solution (the model already checked they fit)."""
-        from edgematch.core.symmetry import board_turns
-
         solution = decode(puzzle, tables, tables.order)
         return Result(
             backend=self.full_name, status=Status.SOLVED, solutions=[solution],
             count=1 if task.question != "first" else None,
             distinct=1 if task.distinct and task.question != "first" else None,
-            timings=Timings(build=build), counters={"nodes": 0, "turns": len(board_turns(puzzle))},
+            timings=Timings(build=build), counters={"nodes": 0},
             options={"order": tables.order_name},
         )
 

@@ -61,12 +61,11 @@ def run_part(
     return drive(search, limit, want, progress=None, should_stop=(stop.is_set if stop is not None else None))
 
 
-def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, store: bool) -> Outcome:
+def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int) -> Outcome:
     """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly."""
     start = time.perf_counter()
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER)
     deadline = None if task.time_limit is None else time.time() + task.time_limit
-    capacity = 0 if not store else (1 if task.question == "first" else min(want or 4096, 4096))
     context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
     stop = context.Event()
     total = Outcome(finished=True, nodes=plan_nodes)

@@ -95,9 +95,13 @@ class Tables:
     vis0: np.ndarray           # [n*4] visible label ids of hinted cells (-1 elsewhere)
     turn_src: np.ndarray       # [k, n*4] for each allowed non-trivial board turn: source index per index
     types: TileTypes
-    raw_multiplier: int
     free_label: int            # the key id meaning "no constraint" (L)
     order_name: str
+
+    @property
+    def raw_multiplier(self) -> int:
+        """Raw solutions per board (copies permuted, equivalent turns of symmetric tiles)."""
+        return self.types.multiplier
 
     @property
     def positions(self) -> int:
@@ -201,7 +205,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
         cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
         type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int32),
         placed0=placed0, vis0=vis0, turn_src=turn_src, types=types,
-        raw_multiplier=types.multiplier, free_label=free, order_name=order,
+        free_label=free, order_name=order,
     )
 
 
