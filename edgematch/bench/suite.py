@@ -3,7 +3,8 @@
 A suite expands into instances (one generated puzzle each, reproducible from family, size and seed) and
 runs (instance x backend). Built-in suites live in ``bench/suites/``: ``smoke`` (CI, seconds),
 ``default`` (the README's main job, minutes), ``scaling`` (long). Colour counts may follow the size:
-``colours = "size"``, ``"size-2"``, ``"size+1"``.
+``colours = "size"``, ``"size-2"``, ``"size+1"``. A folder of puzzle files in any readable format is a
+suite too (:func:`folder_suite`); command-line settings override a suite's (:class:`Overrides`).
 
 Suite file::
 
@@ -24,13 +25,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from edgematch.core.generator import GeneratorSpec
-from edgematch.errors import FormatError
+from edgematch.core.formats import read_puzzle
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.core.model import Puzzle
+from edgematch.errors import EdgematchError, FormatError, UsageError
 
 TASKS = ("first", "count")
 _FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations"}
@@ -39,20 +42,43 @@ _SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "f
 
 @dataclass(frozen=True)
 class Instance:
-    """One puzzle of a suite: generated from ``spec``; ``key`` names it in results."""
+    """One puzzle of a suite: generated from ``spec`` (planted, so known to be solvable) or read from
+    ``path``; ``key`` names it in results."""
 
     family: str
     size: str
-    seed: int
-    spec: GeneratorSpec
+    seed: int | None = None
+    spec: GeneratorSpec | None = None
+    path: str | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.family}/{self.size}/seed{self.seed}"
+        return f"{self.family}/{self.size}/" + (f"seed{self.seed}" if self.path is None else Path(self.path).name)
 
     @property
     def tiles(self) -> int:
-        return self.spec.width * self.spec.height
+        width, height = self.size.split("x")
+        return int(width) * int(height)
+
+    @property
+    def planted(self) -> bool:
+        """True when the puzzle has a solution by construction (so "unsat" is a wrong answer)."""
+        return self.spec is not None
+
+    def puzzle(self) -> Puzzle:
+        if self.spec is not None:
+            return generate(self.spec)[0]
+        assert self.path is not None
+        return read_puzzle(self.path)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"family": self.family, "size": self.size, "seed": self.seed, "path": self.path,
+                "spec": asdict(self.spec) if self.spec else None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Instance:
+        spec = GeneratorSpec(**data["spec"]) if data.get("spec") else None
+        return cls(data["family"], data["size"], data.get("seed"), spec, data.get("path"))
 
 
 @dataclass(frozen=True)
@@ -67,35 +93,110 @@ class Suite:
 
     def runs(self) -> list[tuple[Instance, str]]:
         """Every (instance, backend) pair, smallest boards first so a stopped bench has the easy ones."""
-        ordered = sorted(self.instances, key=lambda i: (i.tiles, i.family, i.seed))
+        ordered = sorted(self.instances, key=lambda i: (i.tiles, i.family, i.key))
         return [(instance, backend) for instance in ordered for backend in self.backends]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything needed to run the suite again exactly (a resumed session re-reads nothing)."""
+        return {"name": self.name, "description": self.description, "task": self.task, "timeout": self.timeout,
+                "seeds": list(self.seeds), "backends": list(self.backends),
+                "instances": [i.as_dict() for i in self.instances]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Suite:
+        return cls(data["name"], data["description"], data["task"], data["timeout"], tuple(data["seeds"]),
+                   tuple(data["backends"]), tuple(Instance.from_dict(i) for i in data["instances"]))
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings given on the command line, replacing the suite's: ``sizes`` and ``colours`` apply to every
+    family (``colours`` sets the inner colours of a framed family)."""
+
+    backends: tuple[str, ...] = ()
+    sizes: tuple[str, ...] = ()
+    colours: str | None = None
+    seeds: tuple[int, ...] = ()
+    timeout: float | None = None
+    task: str | None = None
+
+    def apply(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The suite's TOML data with these settings in place (checked afterwards like the file's own)."""
+        data = dict(data)
+        for key in ("backends", "seeds"):
+            if getattr(self, key):
+                data[key] = list(getattr(self, key))
+        if self.timeout is not None:
+            data["timeout"] = self.timeout
+        if self.task is not None:
+            data["task"] = self.task
+        families = []
+        for family in data.get("family") or []:
+            family = dict(family)
+            if self.sizes:
+                family["sizes"] = [int(s) if s.isdigit() else s for s in self.sizes]
+            if self.colours is not None:
+                colours = int(self.colours) if self.colours.isdigit() else self.colours
+                family["inner_colours" if family.get("framed") else "colours"] = colours
+            families.append(family)
+        data["family"] = families
+        return data
 
 
 def builtin_suites() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("edgematch.bench.suites").iterdir() if p.name.endswith(".toml"))
 
 
-def load_suite(name_or_path: str | Path) -> Suite:
-    """A built-in suite by name, or a suite file; errors name the file and line."""
+def load_suite(name_or_path: str | Path, overrides: Overrides | None = None) -> Suite:
+    """A built-in suite by name, a suite file, or a folder of puzzle files; errors name the file and line."""
     path = Path(name_or_path)
+    if path.is_dir():
+        return folder_suite(path, overrides or Overrides())
     if path.suffix != ".toml" and str(name_or_path) in builtin_suites():
         text = resources.files("edgematch.bench.suites").joinpath(f"{name_or_path}.toml").read_text()
         where = f"<built-in suite {name_or_path}>"
     else:
         if not path.is_file():
             known = ", ".join(builtin_suites())
-            raise FormatError(f"no such suite file (built-in suites: {known})", path)
+            raise FormatError(f"no such suite file or folder (built-in suites: {known})", path)
         text, where = path.read_text(encoding="utf-8"), str(path)
-    return parse_suite(text, where)
+    return parse_suite(text, where, overrides)
 
 
-def parse_suite(text: str, where: str = "<suite>") -> Suite:
+# solution files may sit beside the puzzles in a folder; they are not instances
+_SOLUTION_SUFFIXES = {".emsol", ".sol"}
+DEFAULT_BACKENDS = ("native", "cpsat", "cpsat:table", "sat")
+
+
+def folder_suite(folder: Path, overrides: Overrides) -> Suite:
+    """Every puzzle file in ``folder`` (any readable format; unreadable files stop it with FILE:LINE)."""
+    if overrides.sizes or overrides.colours or overrides.seeds:
+        raise UsageError("--sizes, --colours and --seeds shape generated puzzles; a folder's puzzles are as they are")
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
+                   and p.suffix.lower() not in _SOLUTION_SUFFIXES)
+    if not files:
+        raise FormatError("no puzzle files in this folder", folder)
+    instances = []
+    for file in files:
+        puzzle = read_puzzle(file)
+        instances.append(Instance(folder.name or "files", f"{puzzle.width}x{puzzle.height}", path=str(file.resolve())))
+    task = overrides.task or "first"
+    if task not in TASKS:
+        raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
+    timeout = overrides.timeout if overrides.timeout is not None else 20.0
+    return Suite(folder.name, f"the puzzle files in {folder}", task, timeout, (),
+                 overrides.backends or DEFAULT_BACKENDS, tuple(instances))
+
+
+def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None = None) -> Suite:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
         line = int(found.group(1)) if found else max(1, len(text.rstrip("\n").split("\n")))  # "end of document"
         raise FormatError(f"invalid TOML: {exc}", where, line) from None
+    if overrides is not None:
+        data = overrides.apply(data)
 
     def fail(key: str, message: str) -> FormatError:
         match = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.M)
@@ -144,7 +245,7 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
                 spec = GeneratorSpec(width, height, framed=bool(family.get("framed", False)),
                                      rule=family.get("rule", "same"), rotations=bool(family.get("rotations", True)),
                                      seed=seed, **colours)
-            except Exception as exc:  # noqa: BLE001  (a UsageError from the generator's checks)
+            except EdgematchError as exc:  # the generator's own checks
                 raise fail("sizes", f"family {name}: {exc}") from None
             out.append(Instance(name, f"{width}x{height}", seed, spec))
     return out

@@ -2,8 +2,9 @@
 
 Adding a backend (checklist):
 1. Subclass :class:`Backend`: set ``name``, ``extra`` (the pip extra that brings its library) and
-   ``modules`` (what must import); implement :meth:`Backend.run` (and :meth:`Backend.iter_solutions` if
-   it can enumerate lazily). Import the solver library inside those methods, never at module level.
+   ``modules`` (what must import; ``warm`` lists deeper modules the harness loads before timing a run);
+   implement :meth:`Backend.run` (and :meth:`Backend.iter_solutions` if it can enumerate lazily). Import the
+   solver library inside those methods, never at module level.
 2. Map every native status to a :class:`Status` explicitly; an unknown one is an error, never "unknown".
 3. Fill :class:`Timings` (build / solve; the API adds check) and backend counters in ``counters``.
 4. Honour ``task.time_limit`` inside the backend; count raw and distinct with the meanings of DESIGN.md.
@@ -91,6 +92,7 @@ class Backend:
     name: str = ""
     extra: str | None = None
     modules: tuple[str, ...] = ()
+    warm: tuple[str, ...] = ()  # modules :meth:`warm_up` loads besides ``modules``
     description: str = ""
     options: tuple[str, ...] = ()  # the backend-specific options it understands
 
@@ -108,6 +110,11 @@ class Backend:
                 how = f"pip install 'edgematch[{self.extra}]'" if self.extra else f"pip install {module}"
                 return f"backend {self.name!r} needs the {module} package: {how}"
         return None
+
+    def warm_up(self) -> None:
+        """Load the libraries (and compiled code) a run needs, so timing a run times the puzzle, not imports."""
+        for module in (*self.modules, *self.warm):
+            importlib.import_module(module)
 
     def checked_options(self, task: Task) -> dict[str, Any]:
         """``task.options``, refusing any this backend does not know (never silently ignored)."""

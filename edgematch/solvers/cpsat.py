@@ -23,6 +23,7 @@ class CpsatBackend(Backend):
     name = "cpsat"
     extra = "cpsat"
     modules = ("ortools",)
+    warm = ("ortools.sat.python.cp_model", "edgematch.encodings.cpsat")
     description = "OR-tools CP-SAT: Boolean placement model (cpsat) or table model (cpsat:table)"
     options = ("symmetry", "seed")
 

@@ -32,6 +32,7 @@ class SatBackend(Backend):
     name = "sat"
     extra = "sat"
     modules = ("pysat",)
+    warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf")
     description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
     options = ("one_to_one", "forbidden", "support", "amo", "symmetry")
 

@@ -25,6 +25,11 @@ class NativeBackend(Backend):
     description = "compiled backtracker (numba): row-scan candidate tables, identical tiles grouped"
     options = ("order",)
 
+    def warm_up(self) -> None:
+        from edgematch.solvers.native.compiled import ensure_compiled
+
+        ensure_compiled()
+
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
         """Tables for the puzzle, the seconds to build them, and to load or compile the loop."""
         from edgematch.solvers.native.compiled import ensure_compiled
