@@ -56,6 +56,14 @@ class RunRecord:
     counters: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    family: str = ""
+    size: str = ""
+    tiles: int = 0
+
+    def about(self, instance: Instance) -> RunRecord:
+        """This record with the instance's family and size filled in (reports group by them)."""
+        self.family, self.size, self.tiles = instance.family, instance.size, instance.tiles
+        return self
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,6 +124,9 @@ class Running:
 
     def finish(self) -> RunRecord:
         """Collect the answer (waiting at most until the deadline), stop the child's process group, file the run."""
+        return self._file().about(self.instance)
+
+    def _file(self) -> RunRecord:
         answer = None
         if self.receive.poll(max(0.0, self.deadline - time.perf_counter())):
             try:
@@ -155,7 +166,7 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
         process.start()
     except OSError as exc:
         receive.close()
-        return RunRecord(instance.key, backend, task, "error", "failed", "error", 0.0, message=str(exc))
+        return RunRecord(instance.key, backend, task, "error", "failed", "error", 0.0, message=str(exc)).about(instance)
     finally:
         send.close()
     return Running(instance, backend, task, timeout, grace, process, receive, started)

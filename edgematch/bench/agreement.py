@@ -1,0 +1,56 @@
+"""Cross-backend agreement: backends that answered the same question on the same instance must agree.
+
+- Verdicts: a ``solved`` answer carries a solution the checker accepted, so it is proof; an ``unsat``
+  answer on an instance another backend solved is wrong.
+- Counts (task ``count``): complete counts, raw and distinct, must be equal. The value most backends
+  gave stands; the others are wrong. With no majority every complete count is wrong (no way to tell
+  which is right). A complete count below another run's partial count (a lower bound) is wrong too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+from edgematch.bench.runner import RunRecord
+
+
+def settle(records: list[RunRecord]) -> list[RunRecord]:
+    """``records`` with every answer that disagrees with the others recategorised as ``wrong``."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, record in enumerate(records):
+        groups[record.instance, record.task].append(index)
+    out = list(records)
+    for indices in groups.values():
+        for index, message in _disagreements([records[i] for i in indices]).items():
+            out[indices[index]] = replace(records[indices[index]], category="wrong", message=message)
+    return out
+
+
+def _disagreements(runs: list[RunRecord]) -> dict[int, str]:
+    """Position in ``runs`` -> why that answer is wrong."""
+    wrong: dict[int, str] = {}
+    answered = [(i, r) for i, r in enumerate(runs) if r.category == "correct"]
+    solvers = [r.backend for _, r in answered if r.status == "solved"]
+    for i, run in answered:
+        if run.status == "unsat" and solvers:
+            wrong[i] = f"reported unsat, but {', '.join(solvers)} found a checked solution"
+    counts = [(i, r) for i, r in answered if r.task == "count" and r.status == "solved" and i not in wrong]
+    if len(counts) > 1:
+        tally = Counter((r.count, r.distinct) for _, r in counts)
+        (best, votes), *rest = tally.most_common()
+        unanimous_or_majority = not rest or votes > rest[0][1]
+        for i, run in counts:
+            if not unanimous_or_majority or (run.count, run.distinct) != best:
+                others = ", ".join(f"{r.backend} {_shown(r)}" for j, r in counts if j != i)
+                wrong[i] = f"count {_shown(run)} disagrees with {others}"
+    partial = [r for r in runs if r.task == "count" and r.status == "timeout" and r.count]
+    for i, run in counts:
+        above = [r for r in partial if r.count > (run.count or 0)]
+        if above and i not in wrong:
+            wrong[i] = f"complete count {run.count} is below {above[0].backend}'s partial count {above[0].count}"
+    return wrong
+
+
+def _shown(run: RunRecord) -> str:
+    return f"{run.count}" + (f" ({run.distinct} distinct)" if run.distinct is not None else "")

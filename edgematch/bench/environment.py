@@ -1,0 +1,66 @@
+"""What a bench ran on: machine, Python, package and solver versions, git commit (stored per session)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+# distributions whose versions decide the figures: the project, its compiler, the solver libraries
+PACKAGES = ("edgematch", "numba", "llvmlite", "numpy", "ortools", "python-sat")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo on Linux, else what platform says)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit(where: Path | None = None) -> str | None:
+    """The commit of the checkout edgematch runs from (``+dirty`` with uncommitted changes), if any."""
+    where = where or Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=5)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def environment() -> dict[str, Any]:
+    """A plain dict (stored as JSON) describing this machine and software."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "memory_gb": _memory_gb(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "packages": versions,
+        "commit": git_commit(),
+    }
+
+
+def _memory_gb() -> float | None:
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        return None
