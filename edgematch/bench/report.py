@@ -1,0 +1,175 @@
+"""Reports from the results database only (nothing is re-run): Markdown and one self-contained HTML page.
+
+Both open with correctness (wrong answers first, then errors), then the headline table per backend
+(solved/total, PAR2 with its cutoff, median, max, where it was fastest), then per size class, the plots
+(HTML: inline SVG, so the page opens offline), the per-instance table and the environment.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from edgematch.bench import plots
+from edgematch.bench.store import Store
+from edgematch.bench.summary import VIRTUAL_BEST, Stats, Summary, summarise
+from edgematch.errors import MissingDependencyError, UsageError
+
+
+@dataclass
+class Written:
+    markdown: Path
+    html: Path | None
+    problem: str | None = None  # why the HTML page was not written
+
+
+def seconds(value: float | None) -> str:
+    """A time for people: 0.4 ms, 12 ms, 1.23 s, 45.1 s, 2.0 min."""
+    if value is None:
+        return "–"
+    if value < 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    if value < 1:
+        return f"{value * 1e3:.0f} ms" if value >= 0.1 else f"{value * 1e3:.1f} ms"
+    if value < 100:
+        return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+    return f"{value / 60:.1f} min"
+
+
+def pair(summary: Summary, wanted: tuple[str, str] | None = None) -> tuple[str, str] | None:
+    """The two backends the scatter plot compares: those asked for, else the two best by PAR2."""
+    if wanted:
+        unknown = [b for b in wanted if b not in summary.backends]
+        if unknown:
+            raise UsageError(f"--scatter: no runs of {', '.join(unknown)} (backends: {', '.join(summary.backends)})")
+        return wanted
+    ranked = sorted(summary.backends, key=lambda b: summary.headline[b].par2)
+    return (ranked[0], ranked[1]) if len(ranked) > 1 else None
+
+
+def notes(summary: Summary) -> list[str]:
+    """Caveats a reader must see next to the figures."""
+    session, out = summary.session, []
+    if session.jobs > 1:
+        out.append(f"Runs went {session.jobs} at a time on {session.environment.get('cores')} cores: "
+                   "their timings interfere (memory bandwidth, caches, turbo); compare with care.")
+    if summary.missing:
+        out.append(f"Incomplete session: {len(summary.runs)} of {session.planned} runs stored "
+                   f"(state {session.state}); `edgematch bench --resume` finishes it.")
+    return out
+
+
+def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
+    return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]]
+
+
+# -- Markdown ---------------------------------------------------------------------------------------------
+
+def markdown(summary: Summary) -> str:
+    s, cutoff = summary.session, summary.cutoff
+    lines = [f"# edgematch bench: session {s.id}, suite `{s.suite.name}`", ""]
+    if s.suite.description:
+        lines += [s.suite.description, ""]
+    lines += [f"Started {s.started}; {len(summary.runs)} runs of {s.planned} planned; benching took "
+              f"{seconds(s.elapsed)}; task `{s.suite.task}`, cutoff {cutoff:g} s per run.", ""]
+    lines += [f"> {n}" for n in notes(summary)] + ([""] if notes(summary) else [])
+    lines += ["## Correctness", ""]
+    if summary.wrong:
+        lines += [f"**{len(summary.wrong)} WRONG answer(s):**", ""]
+        lines += [f"- `{r.instance}` {r.backend}: {r.message}" for r in summary.wrong]
+    else:
+        lines += [f"No wrong answers: {summary.checked} solutions passed the independent checker and every "
+                  "verdict and count agrees across backends."]
+    if summary.errors:
+        lines += ["", f"{len(summary.errors)} run(s) ended in an error:", ""]
+        lines += [f"- `{r.instance}` {r.backend} ({r.termination}): {r.message}" for r in summary.errors]
+    lines += ["", "## Headline", "",
+              f"PAR2: mean seconds per run, an unsolved run counting {2 * cutoff:g} s (twice the cutoff). "
+              "Times are the backend call in its own process (no start-up or imports).", "",
+              "| backend | solved | PAR2 (s) | median | max | fastest on | timeouts | errors | wrong |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for backend, st, fastest in headline_rows(summary):
+        c = st.categories
+        lines.append(f"| {backend} | {st.solved}/{st.total} | {st.par2:.3f} | {seconds(st.median)} | "
+                     f"{seconds(st.max)} | {fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | "
+                     f"{c['error']} | {c['wrong']} |")
+    lines += ["", "## By size", "", "| family | board | backend | solved | median | max | PAR2 (s) |",
+              "|---|---|---|---:|---:|---:|---:|"]
+    for family, size in summary.classes:
+        for backend in [*summary.backends, VIRTUAL_BEST]:
+            st = summary.by_class.get((family, size, backend))
+            if st:
+                lines.append(f"| {family} | {size} | {backend} | {st.solved}/{st.total} | {seconds(st.median)} | "
+                             f"{seconds(st.max)} | {st.par2:.3f} |")
+    lines += ["", "## Runs", "", "| instance | backend | category | status | time | wall | count | note |",
+              "|---|---|---|---|---:|---:|---:|---|"]
+    for r in summary.runs:
+        count = "" if r.count is None else f"{r.count}" + ("" if r.distinct is None else f" / {r.distinct}")
+        lines.append(f"| {r.instance} | {r.backend} | {r.category} | {r.status} | {seconds(r.time)} | "
+                     f"{seconds(r.wall)} | {count} | {r.message.replace('|', '/')} |")
+    lines += ["", "## Environment", ""] + [f"- {k}: {v}" for k, v in environment_rows(summary)]
+    return "\n".join(lines) + "\n"
+
+
+def environment_rows(summary: Summary) -> list[tuple[str, str]]:
+    env = summary.session.environment
+    rows = [("CPU", f"{env.get('cpu')} ({env.get('cores')} cores, {env.get('usable_cores')} usable)"),
+            ("memory", f"{env.get('memory_gb')} GiB"), ("OS", str(env.get("os"))),
+            ("Python", f"{env.get('python')} ({env.get('implementation')})")]
+    rows += [(name, str(version or "not installed")) for name, version in (env.get("packages") or {}).items()]
+    rows += [("commit", str(env.get("commit") or "not a git checkout")),
+             ("session", f"{summary.session.id}: {summary.session.source}, jobs {summary.session.jobs}")]
+    return rows
+
+
+# -- HTML -------------------------------------------------------------------------------------------------
+
+def heat(st: Stats | None, cutoff: float) -> str:
+    """A background colour for a size-class cell: green (fast) through amber to red (unsolved)."""
+    if st is None:
+        return "transparent"
+    if st.solved == 0:
+        return "hsl(0 70% 85%)"
+    low, high = math.log10(1e-3), math.log10(2 * cutoff)
+    where = (math.log10(max(st.par2, 1e-3)) - low) / (high - low)
+    return f"hsl({120 * (1 - min(max(where, 0.0), 1.0)):.0f} 60% 86%)"
+
+
+def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
+    try:
+        import jinja2
+    except ImportError:
+        raise MissingDependencyError("the HTML report needs jinja2: pip install 'edgematch[report]'") from None
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("edgematch.bench", "templates"),
+                                     autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    chosen = pair(summary, scatter)
+    figures: dict[str, Any] = {"scaling": plots.scaling(summary), "cactus": plots.cactus(summary),
+                               "scatter": plots.scatter(summary, *chosen) if chosen else None}
+    return environment.get_template("report.html.j2").render(
+        s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
+        figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat,
+        columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST,
+    )
+
+
+def write_report(store: Store, session: int | None = None, out: Path | None = None,
+                 scatter: tuple[str, str] | None = None) -> Written:
+    """Write ``report.md`` and ``report.html`` for a stored session into ``out`` (default reports/session-N)."""
+    found = store.session(session)
+    summary = summarise(found, store.runs(found.id))
+    if not summary.runs:
+        raise UsageError(f"{store.path}: session {found.id} has no finished runs to report")
+    out = out or Path("reports") / f"session-{found.id}"
+    out.mkdir(parents=True, exist_ok=True)
+    written = Written(out / "report.md", None)
+    written.markdown.write_text(markdown(summary), encoding="utf-8")
+    try:
+        page = html(summary, scatter)
+    except MissingDependencyError as exc:
+        written.problem = str(exc)
+    else:
+        written.html = out / "report.html"
+        written.html.write_text(page, encoding="utf-8")
+    return written

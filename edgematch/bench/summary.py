@@ -1,0 +1,127 @@
+"""Figures from stored runs: solved/total, median, max and PAR2 per backend and size class, the virtual best.
+
+Glossary: a run is *solved* when it answered and the answer stood (checked solution, agreeing verdict);
+its *time* is the backend call measured in the run's own process (no start-up, no imports). PAR2 scores an
+unsolved run at twice the cutoff (the suite's timeout) and reports the mean over runs. The *virtual best*
+takes, per instance, the fastest solved run of any backend: what a perfect chooser would get.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+
+from edgematch.bench.runner import RunRecord
+from edgematch.bench.store import Session
+
+VIRTUAL_BEST = "virtual best"
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Figures over a group of runs (times in seconds; ``None`` when nothing was solved)."""
+
+    total: int
+    solved: int
+    median: float | None
+    max: float | None
+    par2: float
+    total_time: float
+    categories: Counter
+
+    @property
+    def all_solved(self) -> bool:
+        return self.solved == self.total
+
+
+def score(run: RunRecord, cutoff: float) -> float:
+    """The run's PAR2 score: its time when solved, else twice the cutoff."""
+    return run.time if run.solved else 2 * cutoff
+
+
+def stats(runs: list[RunRecord], cutoff: float) -> Stats:
+    times = [r.time for r in runs if r.solved]
+    return Stats(
+        total=len(runs), solved=len(times),
+        median=statistics.median(times) if times else None, max=max(times) if times else None,
+        par2=statistics.fmean(score(r, cutoff) for r in runs) if runs else 0.0,
+        total_time=sum(score(r, cutoff) for r in runs), categories=Counter(r.category for r in runs),
+    )
+
+
+def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:
+    """Per (instance, task), the fastest solved run renamed ``virtual best`` (or an unsolved stand-in)."""
+    groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+    for run in runs:
+        groups[run.instance, run.task].append(run)
+    best = []
+    for group in groups.values():
+        solved = [r for r in group if r.solved]
+        pick = min(solved, key=lambda r: r.time) if solved else group[0]
+        category = pick.category if solved else "timeout"
+        best.append(replace(pick, backend=VIRTUAL_BEST, category=category, message=f"from {pick.backend}"))
+    return best
+
+
+@dataclass
+class Summary:
+    """Everything a report shows, computed once from a session's stored runs."""
+
+    session: Session
+    runs: list[RunRecord]
+    cutoff: float
+    backends: list[str]                                  # in plan order, then any others stored
+    headline: dict[str, Stats]                           # per backend, plus the virtual best
+    fastest: Counter                                     # backend -> instances where it was fastest
+    classes: list[tuple[str, str]]                       # (family, size), families in plan order, small first
+    by_class: dict[tuple[str, str, str], Stats]          # (family, size, backend) -> stats
+    best: list[RunRecord]                                # the virtual best runs
+
+    @property
+    def wrong(self) -> list[RunRecord]:
+        return [r for r in self.runs if r.category == "wrong"]
+
+    @property
+    def errors(self) -> list[RunRecord]:
+        return [r for r in self.runs if r.category == "error"]
+
+    @property
+    def checked(self) -> int:
+        """Runs whose solution went through the checker."""
+        return sum(1 for r in self.runs if r.status == "solved" and r.termination == "done")
+
+    @property
+    def missing(self) -> int:
+        return max(0, self.session.planned - len(self.runs))
+
+    def instances(self) -> list[str]:
+        """Instance keys, smallest board first."""
+        order = {key: i for i, key in enumerate(dict.fromkeys(r.instance for r in self.runs))}
+        tiles = {r.instance: r.tiles for r in self.runs}
+        return sorted(order, key=lambda k: (tiles[k], order[k]))
+
+    def run(self, instance: str, backend: str) -> RunRecord | None:
+        return self._index.get((instance, backend))
+
+    def __post_init__(self) -> None:
+        self._index = {(r.instance, r.backend): r for r in (*self.runs, *self.best)}
+
+
+def summarise(session: Session, runs: list[RunRecord]) -> Summary:
+    cutoff = session.suite.timeout
+    backends = list(dict.fromkeys([*session.suite.backends, *(r.backend for r in runs)]))
+    best = virtual_best(runs)
+    headline = {b: stats([r for r in runs if r.backend == b], cutoff) for b in backends}
+    headline[VIRTUAL_BEST] = stats(best, cutoff)
+    fastest = Counter(r.message.removeprefix("from ") for r in best if r.solved)
+    families = list(dict.fromkeys(i.family for i in session.suite.instances))
+    families += [f for f in dict.fromkeys(r.family for r in runs) if f not in families]
+    groups: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+    tiles: dict[tuple[str, str], int] = {}
+    for run in (*runs, *best):
+        groups[run.family, run.size, run.backend].append(run)
+        tiles[run.family, run.size] = run.tiles
+    classes = sorted(tiles, key=lambda c: (families.index(c[0]), tiles[c]))
+    by_class = {key: stats(group, cutoff) for key, group in groups.items()}
+    return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best)
