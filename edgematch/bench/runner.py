@@ -74,8 +74,17 @@ class RunRecord:
         return self.category == "correct" and self.status in ("solved", "unsat")
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel kill this process if the harness dies (a killed bench leaves no runs behind)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, memory_mb: int) -> None:
     os.setpgrp()  # its own process group: stopping the run also stops any solver process it starts
+    _die_with_parent()
     try:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

@@ -45,7 +45,7 @@ def reported() -> Iterator[None]:
 
 def load_commands() -> typer.Typer:
     """The app with every command registered (each command module adds its own to ``app``)."""
-    from edgematch.cli import cnf, commands, solve  # noqa: F401
+    from edgematch.cli import bench, cnf, commands, solve  # noqa: F401
 
     return app
 

@@ -1,0 +1,335 @@
+"""Benchmark commands: ``edgematch bench`` (run a suite into the results database, then report),
+``bench list``, ``report``, ``compare`` and ``export``.
+
+Exit codes: 0 every answer correct, 1 a wrong answer somewhere (listed first), 2 bad input or usage,
+130 interrupted (every finished run is stored; ``edgematch bench --resume`` carries on).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
+from edgematch.bench.suite import TASKS, Instance, Overrides, Suite, load_suite
+from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.errors import UsageError
+
+if TYPE_CHECKING:
+    from edgematch.bench.store import Store
+    from edgematch.bench.summary import Summary
+
+DEFAULT_DB = Path("bench.sqlite")
+
+DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing).")]
+SessionArg = Annotated[int | None, typer.Argument(help="Session number (default: the latest).", show_default=False)]
+
+def _table(title: str) -> Table:
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+
+
+def _wide() -> Console:
+    """Standard output for tables: as wide as the terminal, or 140 columns into a file or pipe."""
+    return out if out.is_terminal else Console(width=140, highlight=False)
+
+
+_MARKS = {"correct": "[green]✓[/]", "timeout": "[yellow]⏱[/]", "error": "[magenta]![/]", "wrong": "[bold red]✗[/]"}
+
+
+def _items(value: str | None, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    if not items:
+        raise UsageError(f"{what}: give a comma-separated list")
+    return items
+
+
+def _overrides(backends: str | None, sizes: str | None, colours: str | None, seeds: str | None,
+               timeout: float | None, task: str | None) -> Overrides:
+    if task is not None and task not in TASKS:
+        raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    try:
+        seed_list = tuple(int(s) for s in _items(seeds, "--seeds"))
+    except ValueError:
+        raise UsageError(f"--seeds wants integers, got {seeds!r}") from None
+    return Overrides(_items(backends, "--backends"), _items(sizes, "--sizes"), colours, seed_list, timeout, task)
+
+
+@contextlib.contextmanager
+def _display(jobs: int) -> Iterator:
+    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now)."""
+    from edgematch.bench.session import Watcher
+
+    tally: Counter = Counter()
+    now: list[str] = []
+    if not err.is_terminal:
+        yield Watcher(finished=lambda record: tally.update([record.category])), tally
+        return
+    columns = (TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[tally]}"),
+               TextColumn("[dim]{task.fields[now]}[/]"))
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("bench", total=None, tally="", now="")
+
+        def shown() -> str:
+            return "  ".join(f"{_MARKS[c]} {tally[c]}" for c in _MARKS if tally[c])
+
+        def planned(total: int, done: int) -> None:
+            bar.update(task, total=total, completed=done)
+
+        def started(instance: Instance, backend: str) -> None:
+            now.append(f"{instance.key} {backend}")
+            bar.update(task, now=" | ".join(now[-jobs:]))
+
+        def finished(record: RunRecord) -> None:
+            tally.update([record.category])
+            label = f"{record.instance} {record.backend}"
+            if label in now:
+                now.remove(label)
+            bar.update(task, advance=1, tally=shown(), now=" | ".join(now[-jobs:]))
+            if record.category in ("wrong", "error"):
+                bar.console.print(f"{_MARKS[record.category]} {label}: {record.message}", highlight=False)
+
+        yield Watcher(planned, started, finished), tally
+
+
+@app.command()
+def bench(
+    target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling), a suite .toml file, "
+                                               "a folder of puzzle files, or 'list' to show past sessions.")]
+    = "default",
+    backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends "
+                                                 "(e.g. native,cpsat,sat:cadical195), replacing the suite's.")] = None,
+    sizes: Annotated[str | None, typer.Option(help="Board sizes for every family, e.g. 4,5,6 or 6x4.")] = None,
+    colours: Annotated[str | None, typer.Option(help="Colours for every family (framed: inner colours); "
+                                                "a number or size, size-2, size+1.")] = None,
+    seeds: Annotated[str | None, typer.Option(help="Comma-separated seeds, e.g. 1,2,3.")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", "-t", help="Seconds per run (the cutoff).")] = None,
+    task: Annotated[str | None, typer.Option(help="first (one solution) or count (every solution).")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs at once (timings then interfere).")] = 1,
+    resume: Annotated[bool, typer.Option("--resume", help="Carry on an interrupted session, redoing nothing "
+                                         "finished (the latest, or --session).")] = False,
+    session: Annotated[int | None, typer.Option(help="The session --resume continues.")] = None,
+    db: DbOpt = DEFAULT_DB,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Report folder "
+                                                "(default reports/session-N).")] = None,
+    report: Annotated[bool, typer.Option(help="Write the report when the bench ends.")] = True,
+    memory: Annotated[int, typer.Option(min=64, help="Memory limit per run, MiB.")] = MEMORY_LIMIT_MB,
+) -> None:
+    """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
+
+    Each run is a separate process with a hard time and memory limit; each finished run is stored at once
+    in the results database, so an interrupted bench loses nothing (carry on with --resume).
+    """
+    from edgematch.bench.environment import environment
+    from edgematch.bench.session import check_backends, run_session
+    from edgematch.bench.store import Store
+
+    with reported():
+        if target == "list":
+            _list(db)
+            return
+        overrides = _overrides(backends, sizes, colours, seeds, timeout, task)
+        with Store(db) as store:
+            if resume:
+                if overrides != Overrides() or target != "default":
+                    raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
+                                     "--backends/--sizes/--colours/--seeds/--timeout/--task settings")
+                found = store.session(session)
+                if found.done >= found.planned:
+                    out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
+                    _finish(store, found.id, output, report)
+                    return
+                check_backends(found.suite)
+                store.reopen(found.id)
+                suite, number, jobs = found.suite, found.id, jobs if jobs > 1 else found.jobs
+                out.print(f"resuming session {number}: {found.done} of {found.planned} runs already stored")
+            else:
+                if session is not None:
+                    raise UsageError("--session goes with --resume")
+                suite = load_suite(target, overrides)
+                check_backends(suite)
+                number = store.new_session(suite, target, jobs, environment())
+                _announce(suite, number, jobs, db)
+            started = time.perf_counter()
+            try:
+                with _display(jobs) as (watcher, _):
+                    run_session(store, number, suite, jobs, watcher, memory_mb=memory)
+            except KeyboardInterrupt:
+                stored = store.session(number)
+                where = f" --db {db}" if db != DEFAULT_DB else ""
+                err.print(f"[yellow]interrupted[/]: {stored.done} of {stored.planned} runs stored in {db}; "
+                          f"carry on with [bold]edgematch bench --resume{where}[/]")
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+            out.print(f"benched in {time.perf_counter() - started:.1f} s")
+            wrong = _finish(store, number, output, report)
+        if wrong:
+            raise typer.Exit(EXIT_INVALID)
+
+
+def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
+    runs = len(suite.runs())
+    out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} puzzles x "
+              f"{len(suite.backends)} backends = {runs} runs, task {suite.task}, cutoff {suite.timeout:g} s, "
+              f"{jobs} at a time", highlight=False)
+
+
+def _finish(store: Store, number: int, output: Path | None, report: bool) -> int:
+    """Print the headline and the wrong answers, write the report; returns the number of wrong runs."""
+    from edgematch.bench.report import write_report
+    from edgematch.bench.summary import summarise
+
+    summary = summarise(store.session(number), store.runs(number))
+    _headline(summary)
+    for record in summary.wrong:
+        err.print(f"[bold red]WRONG[/] {record.instance} {record.backend}: {record.message}", highlight=False)
+    if report and summary.runs:
+        written = write_report(store, number, output)
+        if written.problem:
+            err.print(f"[yellow]no HTML page[/]: {written.problem}")
+        out.print(f"report: {written.html or written.markdown}")
+    return len(summary.wrong)
+
+
+def _headline(summary: Summary) -> None:
+    from edgematch.bench.report import headline_rows, seconds
+
+    table = _table(f"session {summary.session.id}: {summary.session.suite.name} (PAR2 cutoff {summary.cutoff:g} s)")
+    for name in ("backend", "solved", "PAR2 (s)", "median", "max", "fastest on", "timeouts", "errors", "wrong"):
+        table.add_column(name, justify="left" if name == "backend" else "right")
+    for backend, st, fastest in headline_rows(summary):
+        c = st.categories
+        wrong = f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0"
+        table.add_row(backend, f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
+                      str(fastest), str(c["timeout"]), str(c["error"]), wrong)
+    _wide().print(table)
+
+
+def _list(db: Path) -> None:
+    from edgematch.bench.store import Store
+
+    if not db.exists():
+        raise UsageError(f"{db}: no results database yet (run `edgematch bench` first)")
+    with Store(db) as store:
+        sessions = store.sessions()
+        table = _table(f"bench sessions in {db}")
+        for name in ("session", "started", "suite", "state", "runs", "correct", "wrong", "timeout", "error",
+                     "benched", "jobs", "commit"):
+            table.add_column(name, justify="right" if name in ("session", "runs", "correct", "wrong", "timeout",
+                                                                 "error", "jobs", "benched") else "left")
+        for s in sessions:
+            c = s.categories
+            table.add_row(str(s.id), s.started.replace("T", " ")[:19], s.suite.name, s.state,
+                          f"{s.done}/{s.planned}", str(c["correct"]),
+                          f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0", str(c["timeout"]), str(c["error"]),
+                          f"{s.elapsed:.1f} s", str(s.jobs), (s.environment.get("commit") or "")[:10])
+        _wide().print(table)
+
+
+@app.command("report")
+def report_command(
+    session: SessionArg = None,
+    db: DbOpt = DEFAULT_DB,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Folder for report.md and report.html "
+                                                "(default reports/session-N).")] = None,
+    scatter: Annotated[str | None, typer.Option(help="The two backends of the scatter plot, A,B "
+                                                "(default: the two best by PAR2).")] = None,
+) -> None:
+    """Write the Markdown and HTML report of a stored bench session (nothing is re-run)."""
+    from edgematch.bench.report import write_report
+    from edgematch.bench.store import Store
+
+    with reported():
+        pair = _items(scatter, "--scatter")
+        if scatter is not None and len(pair) != 2:
+            raise UsageError(f"--scatter wants two backends A,B, got {scatter!r}")
+        _existing(db)
+        with Store(db) as store:
+            written = write_report(store, session, output, (pair[0], pair[1]) if pair else None)
+        out.print(f"report: {written.markdown}")
+        if written.html:
+            out.print(f"report: {written.html}")
+        else:
+            err.print(f"[yellow]no HTML page[/]: {written.problem}")
+
+
+@app.command()
+def compare(
+    before: Annotated[int, typer.Argument(help="The earlier session.")],
+    after: Annotated[int, typer.Argument(help="The later session.")],
+    factor: Annotated[float, typer.Option(min=1.0, help="List runs whose time moved by more than this factor.")]
+    = 1.1,
+    min_time: Annotated[float, typer.Option(help="Ignore time moves where both runs took less than this, s.")]
+    = 0.01,
+    db: DbOpt = DEFAULT_DB,
+) -> None:
+    """What moved between two sessions: slower or faster by more than --factor, or a changed category."""
+    from edgematch.bench.compare import compare as compared
+    from edgematch.bench.report import seconds
+    from edgematch.bench.store import Store
+
+    with reported():
+        _existing(db)
+        with Store(db) as store:
+            a, b = store.session(before), store.session(after)
+            result = compared(store.runs(a.id), store.runs(b.id), factor, min_time)
+        table = _table(f"session {a.id} -> {b.id}: {len(result.changes)} of {result.matched} matched runs moved "
+                       f"(factor {factor:g}, times under {min_time:g} s ignored)")
+        for name in ("instance", "backend", "change", f"session {a.id}", f"session {b.id}", "ratio"):
+            table.add_column(name, justify="right" if name in ("ratio",) or name.startswith("session") else "left")
+        for c in result.changes:
+            colour = "red" if c.kind in ("slower", "unsolved now") or c.after.category == "wrong" else "green"
+            left = seconds(c.before.time) if c.before.solved else c.before.category
+            right = seconds(c.after.time) if c.after.solved else c.after.category
+            table.add_row(c.instance, c.backend, f"[{colour}]{c.kind}[/]", left, right,
+                          f"{c.ratio:.2f}x" if c.ratio else "")
+        _wide().print(table)
+        if result.only_before or result.only_after:
+            out.print(f"unmatched: {result.only_before} runs only in session {a.id}, "
+                      f"{result.only_after} only in session {b.id}")
+
+
+@app.command()
+def export(
+    session: SessionArg = None,
+    db: DbOpt = DEFAULT_DB,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (.csv or .json); "
+                                                "default standard output.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="csv or json (default: from the file name, else csv).")]
+    = None,
+) -> None:
+    """Stored runs of a session as CSV (one row per run) or JSON (with the session's environment and plan)."""
+    from edgematch.bench.export import FORMATS, to_csv, to_json
+    from edgematch.bench.store import Store
+
+    with reported():
+        kind = to or (output.suffix.lstrip(".").lower() if output and output.suffix else "csv")
+        if kind not in FORMATS:
+            raise UsageError(f"--to must be one of {', '.join(FORMATS)}, got {kind!r}")
+        _existing(db)
+        with Store(db) as store:
+            found = store.session(session)
+            text = (to_csv if kind == "csv" else to_json)(found, store.runs(found.id))
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            output.write_text(text, encoding="utf-8")
+            err.print(f"wrote {output}")
+
+
+def _existing(db: Path) -> None:
+    if not db.exists():
+        raise UsageError(f"{db}: no results database (run `edgematch bench` first, or name one with --db)")
