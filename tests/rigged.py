@@ -8,11 +8,14 @@ from edgematch.solvers.base import Backend, Result, Status, Timings
 
 
 class HangingBackend(Backend):
-    """Ignores its time limit entirely."""
+    """Ignores its time limit entirely (and writes its pid to $RIGGED_HANG_PID_FILE when that is set)."""
 
     name = "hang"
 
     def run(self, puzzle, task):
+        if "RIGGED_HANG_PID_FILE" in os.environ:
+            with open(os.environ["RIGGED_HANG_PID_FILE"], "w") as f:
+                f.write(str(os.getpid()))
         while True:
             time.sleep(1)
 

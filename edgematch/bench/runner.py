@@ -18,11 +18,7 @@ solution with the independent checker, and files the run:
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing as mp
-import os
 import resource
-import signal
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -31,6 +27,7 @@ from typing import Any
 from edgematch.bench.suite import Instance
 from edgematch.core.checker import check
 from edgematch.core.model import Solution
+from edgematch.solvers.processes import context, kill_group, own_group
 
 GRACE_SECONDS = 2.0
 MEMORY_LIMIT_MB = 4096
@@ -74,17 +71,8 @@ class RunRecord:
         return self.category == "correct" and self.status in ("solved", "unsat")
 
 
-def _die_with_parent() -> None:
-    """Linux: have the kernel kill this process if the harness dies (a killed bench leaves no runs behind)."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, memory_mb: int) -> None:
-    os.setpgrp()  # its own process group: stopping the run also stops any solver process it starts
-    _die_with_parent()
+    own_group()  # stopping the run also stops any solver process it starts; a killed harness takes it along
     try:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -158,8 +146,7 @@ class Running:
 
     def stop(self) -> None:
         """Kill the run's process group (the run and anything it started); gone already is fine."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        kill_group(self.process.pid)
         self.process.join(timeout=5)
         self.receive.close()
 
@@ -167,11 +154,11 @@ class Running:
 def start_run(instance: Instance, backend: str, task: str, timeout: float, grace: float = GRACE_SECONDS,
               memory_mb: int = MEMORY_LIMIT_MB) -> Running | RunRecord:
     """Start ``backend`` on ``instance`` in a child process; a run that cannot start is filed at once."""
-    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    receive, send = context.Pipe(duplex=False)
+    forking = context()
+    receive, send = forking.Pipe(duplex=False)
     started = time.perf_counter()
     try:
-        process = context.Process(target=_child, args=(send, instance, backend, task, timeout, memory_mb))
+        process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, memory_mb))
         process.start()
     except OSError as exc:
         receive.close()

@@ -140,6 +140,7 @@ _BUILTIN: dict[str, str] = {
     "native": "edgematch.solvers.native:NativeBackend",
     "cpsat": "edgematch.solvers.cpsat:CpsatBackend",
     "sat": "edgematch.solvers.sat:SatBackend",
+    "portfolio": "edgematch.solvers.portfolio:PortfolioBackend",
 }
 
 

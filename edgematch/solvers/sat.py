@@ -11,7 +11,6 @@ lingeling refuses a limited solve), and nothing already found is lost.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from typing import Any
 
@@ -20,6 +19,7 @@ from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
+from edgematch.solvers.processes import context, die_with_parent
 
 DEFAULT_SOLVER = "glucose4"
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
@@ -92,6 +92,7 @@ def _child(conn: Any, clauses: list[list[int]], solver: str, want: int | None, e
     """Solve, stream each board to the parent, block it, repeat; then send the solver's counters."""
     from pysat.solvers import Solver
 
+    die_with_parent()  # a killed backend (or bench run) must not leave its solver running
     try:
         with Solver(name=solver, bootstrap_with=clauses) as sat:
             found = 0
@@ -112,9 +113,9 @@ def _child(conn: Any, clauses: list[list[int]], solver: str, want: int | None, e
 
 
 def _run_child(enc: Any, solver: str, want: int | None, limit: float | None, task: Task, puzzle: Puzzle):
-    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(child, enc.clauses, solver, want, enc), daemon=True)
+    forking = context()
+    parent, child = forking.Pipe(duplex=False)
+    process = forking.Process(target=_child, args=(child, enc.clauses, solver, want, enc), daemon=True)
     start = time.perf_counter()
     process.start()
     child.close()
