@@ -8,8 +8,11 @@ stored, so ``--resume`` carries on where it stopped.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
@@ -26,6 +29,42 @@ class Watcher:
     planned: Callable[[int, int], None] = lambda total, done: None
     started: Callable[[Instance, str], None] = lambda instance, backend: None
     finished: Callable[[RunRecord], None] = lambda record: None
+
+
+class _Interrupts:
+    """Ctrl-C raises KeyboardInterrupt as usual, except while a run is being forked: Python runs fork
+    handlers there and would swallow it, so it is held and raised right after."""
+
+    def __init__(self) -> None:
+        self.shielded = False
+        self.pending = False
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.shielded:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self.handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    @contextmanager
+    def shield(self) -> Iterator[None]:
+        self.shielded = True
+        try:
+            yield
+        finally:
+            self.shielded = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 def check_backends(suite: Suite) -> None:
@@ -51,28 +90,33 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
     for name in suite.backends:  # children are forked from here, so they start with the libraries loaded
         get_backend(name).warm_up()
     running: list[Running] = []
+    interrupts = _Interrupts()
     began = time.perf_counter()
-    try:
-        while todo or running:
-            while todo and len(running) < jobs:
-                instance, backend = todo.pop(0)
-                watcher.started(instance, backend)
-                handle = start_run(instance, backend, suite.task, suite.timeout, grace, memory_mb)
-                if isinstance(handle, RunRecord):
-                    _store(store, session, handle, watcher)
-                else:
-                    running.append(handle)
-            soonest = min(r.deadline for r in running)
-            ready = wait([r.receive for r in running], timeout=max(0.0, soonest - time.perf_counter()))
-            now = time.perf_counter()
-            for handle in [r for r in running if r.receive in ready or r.deadline <= now]:
-                running.remove(handle)
-                _store(store, session, handle.finish(), watcher)
-    finally:
-        for handle in running:  # interrupted: the runs under way are stopped, not stored
-            handle.stop()
-        complete = not todo and not running
-        store.close_session(session, time.perf_counter() - began, complete)
+    with interrupts.installed():
+        try:
+            while todo or running:
+                while todo and len(running) < jobs:
+                    instance, backend = todo.pop(0)
+                    watcher.started(instance, backend)
+                    with interrupts.shield():
+                        handle = start_run(instance, backend, suite.task, suite.timeout, grace, memory_mb)
+                        if isinstance(handle, Running):
+                            running.append(handle)
+                    if isinstance(handle, RunRecord):
+                        _store(store, session, handle, watcher)
+                if not running:
+                    continue
+                soonest = min(r.deadline for r in running)
+                ready = wait([r.receive for r in running], timeout=max(0.0, soonest - time.perf_counter()))
+                now = time.perf_counter()
+                for handle in [r for r in running if r.receive in ready or r.deadline <= now]:
+                    running.remove(handle)
+                    _store(store, session, handle.finish(), watcher)
+        finally:
+            for handle in running:  # interrupted: the runs under way are stopped, not stored
+                handle.stop()
+            complete = not todo and not running
+            store.close_session(session, time.perf_counter() - began, complete)
     return complete
 
 
