@@ -333,3 +333,37 @@ def export(
 def _existing(db: Path) -> None:
     if not db.exists():
         raise UsageError(f"{db}: no results database (run `edgematch bench` first, or name one with --db)")
+
+
+@app.command("policy")
+def policy_command(
+    db: DbOpt = DEFAULT_DB,
+    session: Annotated[list[int] | None, typer.Option("--session", help="Sessions to learn from, repeatable "
+                                                      "(default: the latest).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Policy file to write "
+                                                "(default: the one auto reads, edgematch/solvers/policy.toml).")]
+    = None,
+) -> None:
+    """Derive the auto policy from bench sessions: per question, puzzle kind and size, the backend (or a
+    two-backend portfolio) with the lowest PAR2."""
+    from edgematch.bench.policy import default_policy_path, policy_text
+    from edgematch.bench.store import Store
+
+    with reported():
+        _existing(db)
+        with Store(db) as store:
+            ids = session or [store.session().id]
+            text = policy_text(store, ids, db.name)
+        target = output or default_policy_path()
+        target.write_text(text, encoding="utf-8")
+        from edgematch.solvers.policy import load_policy
+
+        rules = load_policy(target).rules
+        table = _table(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {db}")
+        for name in ("question", "kind", "up to", "backend"):
+            table.add_column(name)
+        for rule in rules:
+            kind = f"{'framed' if rule['framed'] else 'unframed'} {rule['rule']}"
+            table.add_row(rule["question"], kind, f"{rule['up_to_tiles']} tiles", rule["backend"])
+        _wide().print(table)
+        out.print(f"policy: {target}")

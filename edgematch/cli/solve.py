@@ -20,14 +20,16 @@ from rich.text import Text
 from edgematch.cli.commands import FormatOpt, emit
 from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core import formats as fmt
+from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
-from edgematch.solvers import Result, Status, count, solve_all
+from edgematch.solvers import Result, Status, choose_backend, count, explain, solve_all
 from edgematch.solvers import solve as solve_puzzle
 
 EXIT_TIMEOUT = 3
 
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="auto (default), native, cpsat, cpsat:table.")
+    str, typer.Option("--backend", "-b", help="auto (default: chosen by the measured policy), native, cpsat, "
+                      "cpsat:table, sat[:SOLVER], portfolio[:A+B].")
 ]
 OptionOpt = Annotated[
     list[str] | None,
@@ -35,6 +37,9 @@ OptionOpt = Annotated[
 ]
 TimeOpt = Annotated[float | None, typer.Option("--time-limit", "-t", help="Stop after this many seconds.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", help="Processes to split the search over.")]
+ExplainOpt = Annotated[
+    bool, typer.Option("--explain", help="Say which backend auto chooses for this puzzle, and the measured reason.")
+]
 OrderOpt = Annotated[
     str | None, typer.Option("--order", help="Native fill order: row (default), spiral or frame.")
 ]
@@ -105,6 +110,14 @@ def _summary(result: Result) -> Table:
     return table
 
 
+def _explain(puzzle: Puzzle, backend: str, question: str) -> None:
+    if backend == "auto":
+        out.print(Text.assemble(("auto chose ", "bold"), (choose_backend(puzzle, question), "bold cyan"), ": ",
+                                explain(puzzle, question)))
+    else:
+        out.print(f"backend {backend} was named, so auto chose nothing", highlight=False)
+
+
 def _exit(result: Result) -> None:
     if result.message == "interrupted":
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -130,12 +143,15 @@ def solve_cmd(
         Path | None, typer.Option("--save", help="Write the (first) solution to this file (.emsol, .json, .sol).")
     ] = None,
     format: FormatOpt = None,
+    explain: ExplainOpt = False,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch.core import render as draw
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)
+        if explain:
+            _explain(puzzle, backend, "all" if all_ else "first")
         with live_progress("solving") as progress:
             if all_:
                 result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress,
@@ -176,10 +192,13 @@ def count_cmd(
     order: OrderOpt = None,
     option: OptionOpt = None,
     format: FormatOpt = None,
+    explain: ExplainOpt = False,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with reported():
         puzzle = fmt.read_puzzle(file, format)
+        if explain:
+            _explain(puzzle, backend, "count")
         with live_progress("counting") as progress:
             result = count(puzzle, distinct, backend, time_limit, workers, progress=progress,
                            **backend_options(order, option))

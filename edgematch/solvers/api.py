@@ -2,7 +2,8 @@
 
 Every solution a backend returns goes through the independent checker before it reaches the caller;
 a backend that returns an invalid one raises :class:`BackendError` (never a silent wrong answer).
-``backend="auto"`` picks a backend for the puzzle and question (today: the native backtracker).
+``backend="auto"`` picks a backend for the puzzle and question by the measured policy
+(:mod:`edgematch.solvers.policy`; :func:`explain` says which and why).
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from typing import Any
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Question, Result, Task, get_backend
+from edgematch.solvers.base import Question, Result, Task, get_backend
+from edgematch.solvers.policy import choose
 
 AUTO = "auto"
 
 
 def choose_backend(puzzle: Puzzle, question: Question = "first") -> str:
     """The backend ``auto`` uses for this puzzle and question, as a ``name[:sub]`` string."""
-    return "native"
+    return choose(puzzle, question).backend
 
 
-def _backend(name: str, puzzle: Puzzle, question: Question) -> Backend:
-    return get_backend(choose_backend(puzzle, question) if name == AUTO else name)
+def explain(puzzle: Puzzle, question: Question = "first") -> str:
+    """Which backend ``auto`` picks for this puzzle and question, and the measured reason."""
+    return choose(puzzle, question).reason
 
 
 def _task(question: Question, time_limit: float | None, workers: int, limit: int | None, distinct: bool,
@@ -59,7 +62,7 @@ def solve(
 ) -> Result:
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``."""
     task = _task("first", time_limit, workers, None, False, progress, options)
-    return _checked(puzzle, _backend(backend, puzzle, "first").run(puzzle, task))
+    return _checked(puzzle, get_backend(backend).run(puzzle, task))
 
 
 def solve_all(
@@ -69,7 +72,7 @@ def solve_all(
 ) -> Result:
     """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished."""
     task = _task("all", time_limit, workers, limit, distinct, progress, options)
-    return _checked(puzzle, _backend(backend, puzzle, "all").run(puzzle, task))
+    return _checked(puzzle, get_backend(backend).run(puzzle, task))
 
 
 def solutions(
@@ -78,7 +81,7 @@ def solutions(
 ) -> Iterator[Solution]:
     """Raw solutions one at a time, found lazily (stops after ``limit`` or at the time limit)."""
     task = _task("all", time_limit, 1, limit, False, None, options)
-    chosen = _backend(backend, puzzle, "all")
+    chosen = get_backend(backend)
     for n, solution in enumerate(chosen.iter_solutions(puzzle, task), start=1):
         _verify(puzzle, solution, chosen.full_name)
         yield solution
@@ -93,4 +96,4 @@ def count(
     """Count solutions: ``result.count`` (raw) and with ``distinct=True`` also ``result.distinct``.
     On a timeout the counts are lower bounds and the status says ``timeout``."""
     task = _task("count", time_limit, workers, None, distinct, progress, options)
-    return _checked(puzzle, _backend(backend, puzzle, "count").run(puzzle, task))
+    return _checked(puzzle, get_backend(backend).run(puzzle, task))

@@ -142,6 +142,8 @@ _BUILTIN: dict[str, str] = {
     "sat": "edgematch.solvers.sat:SatBackend",
     "portfolio": "edgematch.solvers.portfolio:PortfolioBackend",
 }
+# the default: picks one of the above by the measured policy (listed first in messages)
+_AUTO = {"auto": "edgematch.solvers.auto:AutoBackend"}
 
 
 def on_off(value: object) -> bool:
@@ -154,16 +156,17 @@ def on_off(value: object) -> bool:
 
 
 def backend_names() -> list[str]:
-    return list(_BUILTIN)
+    return [*_AUTO, *_BUILTIN]
 
 
 def get_backend(spec: str) -> Backend:
     """The backend for ``name`` or ``name:sub``; unknown names list the valid ones, missing libraries
     name the extra to install."""
     name, _, sub = spec.partition(":")
-    if name not in _BUILTIN:
-        raise UsageError(f"unknown backend {spec!r}; valid backends: {', '.join(['auto', *_BUILTIN])}")
-    module, _, cls = _BUILTIN[name].partition(":")
+    known = {**_AUTO, **_BUILTIN}
+    if name not in known:
+        raise UsageError(f"unknown backend {spec!r}; valid backends: {', '.join(known)}")
+    module, _, cls = known[name].partition(":")
     backend: Backend = getattr(importlib.import_module(module), cls)(sub or None)
     problem = backend.missing()
     if problem:

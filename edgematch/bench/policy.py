@@ -1,0 +1,128 @@
+"""Deriving the ``auto`` policy from stored bench sessions (written to ``edgematch/solvers/policy.toml``).
+
+Per question, puzzle kind (framed or not, same or signed) and board size, the backend with the lowest PAR2
+wins. When it left instances unsolved that another backend solved, and racing the two (a portfolio:
+per instance the faster of the two, on separate cores) would cut PAR2 by a fifth or more, the rule is that
+portfolio instead. Neighbouring sizes with the same choice merge into one rule. Meta-backends (auto,
+portfolio) in the sessions are ignored: the policy is built from single backends only.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from edgematch.bench.runner import RunRecord
+from edgematch.bench.store import Session, Store
+from edgematch.bench.suite import Instance
+from edgematch.bench.summary import score
+
+PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
+
+
+def _kind(instance: Instance) -> tuple[bool, str]:
+    if instance.spec is not None:
+        return instance.spec.framed, instance.spec.rule
+    puzzle = instance.puzzle()
+    return puzzle.frame is not None, puzzle.rule
+
+
+def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, Any]]:
+    """Rules (as plain dicts, in the policy file's shape) from the sessions' runs."""
+    groups: dict[tuple[str, bool, str, int], list[RunRecord]] = defaultdict(list)
+    cutoffs: dict[tuple[str, bool, str, int], float] = {}
+    sizes: dict[tuple[str, bool, str, int], set[str]] = defaultdict(set)
+    for session, runs in sessions:
+        kinds = {i.key: _kind(i) for i in session.suite.instances}
+        for run in runs:
+            if run.backend.partition(":")[0] in ("auto", "portfolio") or run.instance not in kinds:
+                continue
+            key = (run.task, *kinds[run.instance], run.tiles)
+            groups[key].append(run)
+            cutoffs[key] = session.suite.timeout
+            sizes[key].add(run.size)
+    rules: list[dict[str, Any]] = []
+    for key in sorted(groups):
+        task, framed, rule, tiles = key
+        choice, evidence = _choose(groups[key], cutoffs[key])
+        previous = rules[-1] if rules else None
+        if previous and (previous["question"], previous["framed"], previous["rule"]) == (task, framed, rule) \
+                and previous["backend"] == choice:
+            previous["up_to_tiles"] = tiles
+            previous["evidence"] += f"; {'/'.join(sorted(sizes[key]))}: {evidence}"
+            continue
+        rules.append({"question": task, "framed": framed, "rule": rule, "up_to_tiles": tiles, "backend": choice,
+                      "evidence": f"{'/'.join(sorted(sizes[key]))}: {evidence}"})
+    return rules
+
+
+def _choose(runs: list[RunRecord], cutoff: float) -> tuple[str, str]:
+    by_backend: dict[str, dict[str, RunRecord]] = defaultdict(dict)
+    for run in runs:
+        by_backend[run.backend][run.instance] = run
+    instances = sorted({r.instance for r in runs})
+
+    def par2(*backends: str) -> float:
+        return statistics.fmean(min(score(by_backend[b][i], cutoff) if i in by_backend[b] else 2 * cutoff
+                                    for b in backends) for i in instances)
+
+    ranked = sorted(by_backend, key=lambda b: (par2(b), b))
+    best = ranked[0]
+    solved = {b: sum(1 for r in by_backend[b].values() if r.solved) for b in ranked}
+    shown = ", ".join(f"{b} {par2(b):.3g} s ({solved[b]}/{len(instances)})" for b in ranked[:2])
+    evidence = f"PAR2 {shown}"
+    if solved[best] < len(instances) and len(ranked) > 1:
+        partner = min(ranked[1:], key=lambda b: (par2(best, b), b))
+        if par2(best, partner) * PORTFOLIO_GAIN <= par2(best):
+            return (f"portfolio:{best}+{partner}",
+                    f"{evidence}; racing {best} and {partner}: {par2(best, partner):.3g} s")
+    return best, evidence
+
+
+def policy_text(store: Store, session_ids: list[int], database: str) -> str:
+    """The policy file for the given sessions (the first one is named as the source)."""
+    sessions = [store.session(i) for i in session_ids]
+    rules = derive([(s, store.runs(s.id)) for s in sessions])
+    first = sessions[0]
+    env = first.environment
+    lines = [
+        "# How `auto` chooses a backend: rules derived from bench results by `edgematch policy`.",
+        "# Regenerate: edgematch bench scaling --db DB ... && edgematch policy --db DB [--session N ...]",
+        "# Each rule: question, puzzle kind, largest board it covers, the backend chosen, and the evidence",
+        "# (PAR2 per run, unsolved at 2 x cutoff; solved/total) from the sessions below.",
+        "",
+        "default = \"native\"  # kinds and questions with no measurements",
+        "",
+        "[source]",
+        f"sessions = {[s.id for s in sessions]}",
+        f"session = {first.id}",
+        f"suite = \"{first.suite.name}\"",
+        f"database = \"{database}\"",
+        f"generated = \"{date.today().isoformat()}\"",
+        f"commit = \"{env.get('commit') or ''}\"",
+        f"cpu = \"{env.get('cpu')}, {env.get('cores')} cores\"",
+        f"cutoff = {first.suite.timeout}",
+        f"runs = {sum(len(store.runs(s.id)) for s in sessions)}",
+    ]
+    for rule in rules:
+        lines += ["", "[[rule]]"]
+        for key in ("question", "framed", "rule", "up_to_tiles", "backend", "evidence"):
+            value = rule[key]
+            lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else _toml(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def default_policy_path() -> Path:
+    """The policy file the package reads (in a source checkout: the repository's copy)."""
+    from edgematch.solvers import policy
+
+    return Path(policy.__file__).with_name(policy.POLICY_FILE)

@@ -1,0 +1,31 @@
+"""The ``auto`` backend: asks the measured policy (:mod:`edgematch.solvers.policy`) which backend suits the
+puzzle and question, and runs that one; the result names the backend chosen and why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from edgematch.core.model import Puzzle, Solution
+from edgematch.solvers.base import Backend, Result, Task, get_backend
+from edgematch.solvers.policy import choose, load_policy
+
+
+class AutoBackend(Backend):
+    name = "auto"
+    description = "the backend the measured policy picks for the puzzle and question (see --explain)"
+
+    def warm_up(self) -> None:
+        policy = load_policy()
+        for name in {policy.default, *(r["backend"] for r in policy.rules)}:
+            get_backend(name).warm_up()
+
+    def run(self, puzzle: Puzzle, task: Task) -> Result:
+        choice = choose(puzzle, task.question)
+        result = get_backend(choice.backend).run(puzzle, task)
+        result.counters = {**result.counters, "chosen": choice.backend}
+        result.options = {**result.options, "auto": choice.backend}
+        result.backend = f"auto({result.backend})"
+        return result
+
+    def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
+        yield from get_backend(choose(puzzle, task.question).backend).iter_solutions(puzzle, task)

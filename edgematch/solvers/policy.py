@@ -1,0 +1,108 @@
+"""How ``backend="auto"`` chooses: rules measured by the harness, kept in ``policy.toml`` beside this file.
+
+A rule names a question (first | count), a puzzle kind (framed or not, same or signed) and a board size
+(``up_to_tiles``), and gives the backend that was fastest there by PAR2 in the bench session named in the
+file's ``[source]``, with the figures as ``evidence``. A puzzle takes the first rule of its question and
+kind whose size covers it; a board larger than any measured takes the largest rule (an extrapolation,
+said so); a kind or question with no rules takes ``default``. ``all`` uses the ``count`` rules (both walk
+every solution). Regenerate the file from a new bench database with ``edgematch policy --db FILE``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from edgematch.core.model import Puzzle
+from edgematch.errors import FormatError
+
+POLICY_FILE = "policy.toml"
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the policy looks at."""
+
+    question: str
+    width: int
+    height: int
+    framed: bool
+    rule: str
+    rotations: bool
+    hints: int
+    labels: int
+
+    @property
+    def tiles(self) -> int:
+        return self.width * self.height
+
+    @property
+    def kind(self) -> str:
+        return f"{'framed' if self.framed else 'unframed'} {self.rule}"
+
+
+def features(puzzle: Puzzle, question: str) -> Features:
+    labels = {abs(e) if puzzle.rule == "signed" else e for t in puzzle.tiles for e in t.edges}
+    labels.discard(puzzle.frame)
+    return Features("count" if question == "all" else question, puzzle.width, puzzle.height,
+                    puzzle.frame is not None, puzzle.rule, puzzle.rotations, len(puzzle.hints), len(labels))
+
+
+@dataclass(frozen=True)
+class Choice:
+    backend: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Policy:
+    source: dict[str, Any]
+    default: str
+    rules: list[dict[str, Any]]
+
+    def choose(self, puzzle: Puzzle, question: str) -> Choice:
+        f = features(puzzle, question)
+        mine = sorted((r for r in self.rules if r["question"] == f.question and r["framed"] == f.framed
+                       and r["rule"] == f.rule), key=lambda r: r["up_to_tiles"])
+        where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
+                 f"({self.source.get('generated')}, {self.source.get('cpu')})")
+        caveats = "".join([
+            "" if f.rotations else "; tiles do not turn here, the bench's puzzles do",
+            f"; {f.hints} hint(s), the bench had none" if f.hints else "",
+        ])
+        if not mine:
+            return Choice(self.default, f"no measured rule for {f.kind} boards, question {f.question}: "
+                                        f"the default {self.default}{caveats}")
+        covering = [r for r in mine if f.tiles <= r["up_to_tiles"]]
+        rule = covering[0] if covering else mine[-1]
+        size = (f"up to {rule['up_to_tiles']} tiles" if covering
+                else f"beyond the largest measured ({rule['up_to_tiles']} tiles): extrapolated")
+        return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
+                                       f"{f.kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
+                                       f"[{where}]{caveats}")
+
+
+_cache: dict[str, Policy] = {}
+
+
+def load_policy(path: str | Path | None = None) -> Policy:
+    """The policy in ``path``, or the one shipped with the package."""
+    key = str(path or "")
+    if key not in _cache:
+        if path is None:
+            text, where = resources.files("edgematch.solvers").joinpath(POLICY_FILE).read_text(), POLICY_FILE
+        else:
+            text, where = Path(path).read_text(encoding="utf-8"), str(path)
+        try:
+            data = tomllib.loads(text)
+            _cache[key] = Policy(data["source"], data["default"], list(data.get("rule", [])))
+        except (tomllib.TOMLDecodeError, KeyError) as exc:
+            raise FormatError(f"not a policy file: {exc}", where) from None
+    return _cache[key]
+
+
+def choose(puzzle: Puzzle, question: str = "first") -> Choice:
+    return load_policy().choose(puzzle, question)

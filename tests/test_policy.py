@@ -1,0 +1,127 @@
+"""The auto policy: derived from stored runs, matched on puzzle features, explained, and shipped loadable."""
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import edgematch
+from edgematch.bench.policy import derive
+from edgematch.bench.runner import RunRecord
+from edgematch.bench.store import Session
+from edgematch.bench.suite import parse_suite
+from edgematch.cli.main import load_commands
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.solvers.base import get_backend
+from edgematch.solvers.policy import Policy, load_policy
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SUITE = parse_suite('backends = ["a", "b"]\ntimeout = 10\nseeds = [1, 2]\n'
+                    '[[family]]\nname = "framed"\nsizes = [4, 5, 6]\nframed = true\n'
+                    '[[family]]\nname = "plain"\nsizes = [4]\n')
+runner = CliRunner()
+app = load_commands()
+
+
+def session(suite=SUITE):
+    from collections import Counter
+
+    return Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {"cpu": "x", "cores": 2}, Counter())
+
+
+def record(instance, backend, seconds):
+    """A run of ``backend`` on ``instance`` that took ``seconds`` (None: timed out)."""
+    solved = seconds is not None
+    return RunRecord(instance.key, backend, "first", "solved" if solved else "timeout", "done",
+                     "correct" if solved else "timeout", 0.0, seconds or 10.0, family=instance.family,
+                     size=instance.size, tiles=instance.tiles)
+
+
+def test_rules_follow_the_fastest_backend_and_merge_neighbouring_sizes():
+    times = {"4x4": ({"a": 0.01, "b": 0.5}), "5x5": {"a": 0.02, "b": 0.6}, "6x6": {"a": 3.0, "b": 0.7}}
+    runs = [record(i, b, times[i.size][b] if i.family == "framed" else {"a": 1.0, "b": 0.1}[b])
+            for i in SUITE.instances for b in ("a", "b")]
+    rules = derive([(session(), runs)])
+    shape = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in rules]
+    assert shape == [(False, 16, "b"), (True, 25, "a"), (True, 36, "b")]
+    assert "4x4" in rules[1]["evidence"] and "5x5" in rules[1]["evidence"]  # merged, both sizes shown
+
+
+def test_a_portfolio_is_chosen_where_the_best_backend_leaves_instances_unsolved():
+    def seconds(instance, backend):
+        if instance.size == "6x6":  # each times out on the instance the other solves
+            return {("a", 1): None, ("a", 2): 0.1, ("b", 1): 0.2, ("b", 2): None}[backend, instance.seed]
+        return {"a": 0.1, "b": 5.0}[backend]
+
+    runs = [record(i, b, seconds(i, b)) for i in SUITE.instances for b in ("a", "b")]
+    rules = {(r["framed"], r["up_to_tiles"]): r["backend"] for r in derive([(session(), runs)])}
+    assert rules[True, 36] == "portfolio:a+b" and rules[True, 25] == "a"
+
+
+def test_meta_backends_in_a_session_are_not_learnt_from():
+    runs = [record(i, b, 0.001 if b.startswith("auto") else 1.0) for i in SUITE.instances
+            for b in ("a", "auto", "portfolio")]
+    assert {r["backend"] for r in derive([(session(), runs)])} == {"a"}
+
+
+def policy():
+    return Policy({"session": 7, "suite": "scaling", "generated": "today", "cpu": "x"}, "native", [
+        {"question": "first", "framed": True, "rule": "same", "up_to_tiles": 36, "backend": "native", "evidence": "e1"},
+        {"question": "first", "framed": True, "rule": "same", "up_to_tiles": 64, "backend": "cpsat:table",
+         "evidence": "e2"},
+        {"question": "count", "framed": True, "rule": "same", "up_to_tiles": 64, "backend": "sat", "evidence": "e3"},
+    ])
+
+
+@pytest.mark.parametrize(("size", "question", "backend", "fragment"), [
+    (5, "first", "native", "up to 36 tiles"),
+    (8, "first", "cpsat:table", "up to 64 tiles"),
+    (10, "first", "cpsat:table", "extrapolated"),
+    (6, "all", "sat", "question count"),   # all uses the count rules
+    (6, "count", "sat", "session 7 of the scaling suite"),
+])
+def test_a_puzzle_takes_the_rule_that_covers_it(size, question, backend, fragment):
+    puzzle, _ = generate(GeneratorSpec(size, size, framed=True, border_colours=2, inner_colours=3, seed=1))
+    choice = policy().choose(puzzle, question)
+    assert choice.backend == backend and fragment in choice.reason
+
+
+def test_an_unmeasured_kind_takes_the_default_and_says_so():
+    puzzle, _ = generate(GeneratorSpec(4, 4, rule="signed", rotations=False, seed=1))
+    choice = policy().choose(puzzle, "first")
+    assert choice.backend == "native" and "no measured rule for unframed signed" in choice.reason
+    assert "tiles do not turn here" in choice.reason
+
+
+def test_the_shipped_policy_names_real_backends_and_its_source():
+    shipped = load_policy()
+    assert shipped.source["suite"] == "scaling" and shipped.rules
+    for name in {shipped.default, *(r["backend"] for r in shipped.rules)}:
+        get_backend(name)  # raises for an unknown backend
+
+
+def test_auto_runs_the_chosen_backend_and_says_which():
+    hunde = edgematch.read_puzzle(EXAMPLES / "hunde.hunde")
+    chosen = edgematch.choose_backend(hunde, "count")
+    result = edgematch.count(hunde, distinct=True)
+    assert (result.count, result.distinct) == (16, 2)
+    assert result.counters["chosen"] == chosen and result.backend.startswith("auto(")
+
+
+def test_the_policy_regenerates_from_a_bench_database(smoke_db, tmp_path):
+    target = tmp_path / "policy.toml"
+    result = runner.invoke(app, ["policy", "--db", str(smoke_db), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    made = load_policy(target)
+    assert made.source["suite"] == "smoke" and made.source["runs"] == 32
+    kinds = {(r["framed"], r["rule"]) for r in made.rules}
+    assert kinds == {(True, "same"), (False, "same")}
+    assert all(r["question"] == "first" for r in made.rules)
+
+
+def test_solve_explain_names_the_choice():
+    result = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "--explain"])
+    assert result.exit_code == 0, result.output
+    assert "auto chose" in result.output and "insects" not in result.output.split("auto chose")[0]
+    named = runner.invoke(app, ["count", str(EXAMPLES / "insects.em"), "-b", "native", "--explain"])
+    assert "backend native was named" in named.output
