@@ -280,3 +280,12 @@ def test_markdown_opens_with_correctness(smoke_db):
     with Store(smoke_db) as store:
         text = markdown(summarise(store.session(), store.runs(1)))
     assert text.index("## Correctness") < text.index("## Headline") < text.index("## By size")
+
+
+def test_the_virtual_best_is_over_single_backends_only():
+    from edgematch.bench.summary import virtual_best
+
+    runs = [run("f/3x3/a", "native", time=0.5), run("f/3x3/a", "auto", time=0.1),
+            run("f/3x3/a", "portfolio:native+sat", time=0.2), run("f/3x3/a", "sat", time=0.3)]
+    (best,) = virtual_best(runs)
+    assert best.time == 0.3 and best.message == "from sat"

@@ -18,7 +18,7 @@ from typing import Any
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
-from edgematch.bench.summary import score
+from edgematch.bench.summary import is_meta, score
 
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
 
@@ -38,7 +38,7 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, An
     for session, runs in sessions:
         kinds = {i.key: _kind(i) for i in session.suite.instances}
         for run in runs:
-            if run.backend.partition(":")[0] in ("auto", "portfolio") or run.instance not in kinds:
+            if is_meta(run.backend) or run.instance not in kinds:
                 continue
             key = (run.task, *kinds[run.instance], run.tiles)
             groups[key].append(run)

@@ -3,7 +3,8 @@
 Glossary: a run is *solved* when it answered and the answer stood (checked solution, agreeing verdict);
 its *time* is the backend call measured in the run's own process (no start-up, no imports). PAR2 scores an
 unsolved run at twice the cutoff (the suite's timeout) and reports the mean over runs. The *virtual best*
-takes, per instance, the fastest solved run of any backend: what a perfect chooser would get.
+takes, per instance, the fastest solved run of any single backend (not auto or a portfolio): what a perfect
+chooser would get.
 """
 
 from __future__ import annotations
@@ -50,11 +51,21 @@ def stats(runs: list[RunRecord], cutoff: float) -> Stats:
     )
 
 
+# backends that choose or race other backends: the virtual best is over single backends only
+META_BACKENDS = ("auto", "portfolio")
+
+
+def is_meta(backend: str) -> bool:
+    return backend.partition(":")[0] in META_BACKENDS
+
+
 def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:
-    """Per (instance, task), the fastest solved run renamed ``virtual best`` (or an unsolved stand-in)."""
+    """Per (instance, task), the fastest solved run of a single backend renamed ``virtual best`` (or an
+    unsolved stand-in)."""
     groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for run in runs:
-        groups[run.instance, run.task].append(run)
+        if not is_meta(run.backend):
+            groups[run.instance, run.task].append(run)
     best = []
     for group in groups.values():
         solved = [r for r in group if r.solved]
