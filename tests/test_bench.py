@@ -289,3 +289,19 @@ def test_the_virtual_best_is_over_single_backends_only():
             run("f/3x3/a", "portfolio:native+sat", time=0.2), run("f/3x3/a", "sat", time=0.3)]
     (best,) = virtual_best(runs)
     assert best.time == 0.3 and best.message == "from sat"
+
+
+def test_an_unwritable_output_is_one_line_not_a_traceback(smoke_db, tmp_path):
+    result = cli("export", "--db", smoke_db, "-o", tmp_path / "no-such-folder" / "runs.csv")
+    assert result.exit_code == 2 and "no-such-folder" in result.output and "Traceback" not in result.output
+
+
+def test_a_session_stopped_early_reports_only_backends_that_ran(tmp_path):
+    suite = load_suite("smoke")
+    with Store(tmp_path / "b.sqlite") as store:
+        number = store.new_session(suite, "smoke", 1, {})
+        instance = suite.instances[0]
+        store.add_run(number, run(instance.key, "native", task="first").about(instance))
+        summary = summarise(store.session(number), store.runs(number))
+    assert summary.backends == ["native"] and summary.missing == len(suite.runs()) - 1
+    assert "Incomplete session: 1 of 32 runs" in markdown(summary)

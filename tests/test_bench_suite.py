@@ -46,3 +46,8 @@ def test_bad_suites_name_the_line(text, line, fragment):
 def test_unknown_suite_lists_the_builtin_ones():
     with pytest.raises(FormatError, match="built-in suites: default, scaling, smoke"):
         load_suite("nope")
+
+
+def test_an_instance_named_twice_is_refused():
+    with pytest.raises(FormatError, match="framed/4x4/seed1 appears twice"):
+        parse_suite('backends = ["native"]\nseeds = [1, 1]\n[[family]]\nname = "framed"\nsizes = [4]\n')

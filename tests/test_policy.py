@@ -125,3 +125,12 @@ def test_solve_explain_names_the_choice():
     assert "auto chose" in result.output and "insects" not in result.output.split("auto chose")[0]
     named = runner.invoke(app, ["count", str(EXAMPLES / "insects.em"), "-b", "native", "--explain"])
     assert "backend native was named" in named.output
+
+
+def test_a_rule_whose_library_is_missing_is_skipped(monkeypatch):
+    from edgematch.solvers import base
+
+    monkeypatch.setattr(base, "_BUILTIN", {k: v for k, v in base._BUILTIN.items() if k != "cpsat"})
+    puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=2, inner_colours=3, seed=1))
+    choice = policy().choose(puzzle, "first")
+    assert choice.backend == "native" and "extrapolated" in choice.reason and "were skipped" in choice.reason

@@ -19,6 +19,7 @@ from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
 from edgematch.bench.summary import is_meta, score
+from edgematch.errors import UsageError
 
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
 
@@ -86,8 +87,12 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
     """The policy file for the given sessions (the first one is named as the source)."""
     sessions = [store.session(i) for i in session_ids]
     rules = derive([(s, store.runs(s.id)) for s in sessions])
+    if not rules:
+        raise UsageError(f"{store.path}: session(s) {', '.join(map(str, session_ids))} have no single-backend "
+                         "runs to learn from")
     first = sessions[0]
     env = first.environment
+    cpu = f"{env.get('cpu')}, {env.get('cores')} cores"
     lines = [
         "# How `auto` chooses a backend: rules derived from bench results by `edgematch policy`.",
         "# Regenerate: edgematch bench scaling --db DB ... && edgematch policy --db DB [--session N ...]",
@@ -99,11 +104,11 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
         "[source]",
         f"sessions = {[s.id for s in sessions]}",
         f"session = {first.id}",
-        f"suite = \"{first.suite.name}\"",
-        f"database = \"{database}\"",
-        f"generated = \"{date.today().isoformat()}\"",
-        f"commit = \"{env.get('commit') or ''}\"",
-        f"cpu = \"{env.get('cpu')}, {env.get('cores')} cores\"",
+        f"suite = {_toml(first.suite.name)}",
+        f"database = {_toml(database)}",
+        f"generated = {_toml(date.today().isoformat())}",
+        f"commit = {_toml(env.get('commit') or '')}",
+        f"cpu = {_toml(cpu)}",
         f"cutoff = {first.suite.timeout}",
         f"runs = {sum(len(store.runs(s.id)) for s in sessions)}",
     ]

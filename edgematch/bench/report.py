@@ -62,7 +62,8 @@ def notes(summary: Summary) -> list[str]:
 
 
 def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
-    return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]]
+    return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]
+            if b in summary.headline]
 
 
 # -- Markdown ---------------------------------------------------------------------------------------------

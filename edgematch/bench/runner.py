@@ -27,7 +27,7 @@ from typing import Any
 from edgematch.bench.suite import Instance
 from edgematch.core.checker import check
 from edgematch.core.model import Solution
-from edgematch.solvers.processes import context, kill_group, own_group
+from edgematch.solvers.processes import adopt, context, kill_group, own_group
 
 GRACE_SECONDS = 2.0
 MEMORY_LIMIT_MB = 4096
@@ -75,6 +75,8 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
     own_group()  # stopping the run also stops any solver process it starts; a killed harness takes it along
     try:
         limit = memory_mb * 1024 * 1024
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         from edgematch.solvers.base import Task, get_backend
 
@@ -142,7 +144,10 @@ class Running:
         if "termination" in answer:
             return RunRecord(key, backend, task, "error", answer["termination"], "error", wall,
                              message=answer["message"])
-        return _verdict(self.instance, backend, task, wall, answer)
+        record = _verdict(self.instance, backend, task, wall, answer)
+        if record.category == "correct" and record.time > self.timeout:
+            record.category, record.message = "timeout", f"answered after the cutoff ({record.time:.2f} s)"
+        return record
 
     def stop(self) -> None:
         """Kill the run's process group (the run and anything it started); gone already is fine."""
@@ -160,6 +165,7 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
     try:
         process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, memory_mb))
         process.start()
+        adopt(process.pid)
     except OSError as exc:
         receive.close()
         return RunRecord(instance.key, backend, task, "error", "failed", "error", 0.0, message=str(exc)).about(instance)

@@ -68,9 +68,10 @@ class _Interrupts:
 
 
 def check_backends(suite: Suite) -> None:
-    """Refuse unknown backends and missing libraries before anything runs (the error names the extra)."""
+    """Refuse unknown backends and missing libraries before anything runs (the error names the extra), and
+    load them: children are forked from here, so they start with the libraries loaded."""
     for name in suite.backends:
-        get_backend(name)
+        get_backend(name).warm_up()
 
 
 def pending(store: Store, session: int, suite: Suite) -> list[tuple[Instance, str]]:
@@ -87,8 +88,7 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
     todo = pending(store, session, suite)
     total = len(suite.runs())
     watcher.planned(total, total - len(todo))
-    for name in suite.backends:  # children are forked from here, so they start with the libraries loaded
-        get_backend(name).warm_up()
+    check_backends(suite)
     running: list[Running] = []
     interrupts = _Interrupts()
     began = time.perf_counter()
@@ -110,8 +110,9 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
                 ready = wait([r.receive for r in running], timeout=max(0.0, soonest - time.perf_counter()))
                 now = time.perf_counter()
                 for handle in [r for r in running if r.receive in ready or r.deadline <= now]:
+                    record = handle.finish()
                     running.remove(handle)
-                    _store(store, session, handle.finish(), watcher)
+                    _store(store, session, record, watcher)
         finally:
             for handle in running:  # interrupted: the runs under way are stopped, not stored
                 handle.stop()

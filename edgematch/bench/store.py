@@ -116,9 +116,10 @@ class Store:
             self.db.close()
             raise FormatError(f"not an edgematch results database of schema {SCHEMA_VERSION} "
                               f"(schema {version}, tables {', '.join(sorted(tables))})", self.path)
-        with self.db:
-            self.db.executescript(_SCHEMA)
-            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if not tables:  # a new database (an existing one is only read unless a bench writes to it)
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
@@ -182,8 +183,7 @@ class Store:
         return self._session(row)
 
     def _session(self, row: sqlite3.Row) -> Session:
-        categories = Counter({r[0]: r[1] for r in self.db.execute(
-            "SELECT category, COUNT(*) FROM runs WHERE session = ? GROUP BY category", (row["id"],))})
+        categories = Counter(r.category for r in self.runs(row["id"]))  # after the agreement check
         return Session(row["id"], row["started"], row["finished"], row["state"], row["elapsed"],
                        Suite.from_dict(json.loads(row["plan"])), row["source"], row["jobs"],
                        json.loads(row["environment"]), categories)

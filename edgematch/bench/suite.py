@@ -221,6 +221,10 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     if not isinstance(families, list) or not families:
         raise fail("family", "at least one [[family]] table is needed")
     instances = [inst for family in families for inst in _family(family, seeds, fail)]
+    keys = [i.key for i in instances]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
     return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), task,
                  float(timeout), tuple(seeds), tuple(backends), tuple(instances))
 

@@ -121,10 +121,12 @@ class Summary:
 
 def summarise(session: Session, runs: list[RunRecord]) -> Summary:
     cutoff = session.suite.timeout
-    backends = list(dict.fromkeys([*session.suite.backends, *(r.backend for r in runs)]))
+    ran = {r.backend for r in runs}  # a backend with no stored run yet (a stopped session) has no figures
+    backends = [b for b in dict.fromkeys([*session.suite.backends, *(r.backend for r in runs)]) if b in ran]
     best = virtual_best(runs)
     headline = {b: stats([r for r in runs if r.backend == b], cutoff) for b in backends}
-    headline[VIRTUAL_BEST] = stats(best, cutoff)
+    if best:
+        headline[VIRTUAL_BEST] = stats(best, cutoff)
     fastest = Counter(r.message.removeprefix("from ") for r in best if r.solved)
     families = list(dict.fromkeys(i.family for i in session.suite.instances))
     families += [f for f in dict.fromkeys(r.family for r in runs) if f not in families]

@@ -6,9 +6,11 @@ Exit codes: 0 success, 1 a negative answer (an invalid solution for ``check``), 
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -39,8 +41,16 @@ def reported() -> Iterator[None]:
     try:
         yield
     except EdgematchError as exc:
-        err.print(Text.assemble(("edgematch: ", "bold red"), str(exc)), soft_wrap=True, highlight=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        _fail(str(exc))
+    except OSError as exc:  # a file that cannot be written or read: name it, no traceback
+        _fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+    except sqlite3.Error as exc:
+        _fail(f"results database: {exc}")
+
+
+def _fail(message: str) -> NoReturn:
+    err.print(Text.assemble(("edgematch: ", "bold red"), message), soft_wrap=True, highlight=False)
+    raise typer.Exit(EXIT_USAGE) from None
 
 
 def load_commands() -> typer.Typer:

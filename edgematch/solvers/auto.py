@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import Backend, Result, Task, get_backend
-from edgematch.solvers.policy import choose, load_policy
+from edgematch.solvers.policy import choose, installed, load_policy
 
 
 class AutoBackend(Backend):
@@ -17,7 +17,8 @@ class AutoBackend(Backend):
     def warm_up(self) -> None:
         policy = load_policy()
         for name in {policy.default, *(r["backend"] for r in policy.rules)}:
-            get_backend(name).warm_up()
+            if installed(name):
+                get_backend(name).warm_up()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         choice = choose(puzzle, task.question)

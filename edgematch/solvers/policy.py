@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.core.model import Puzzle
-from edgematch.errors import FormatError
+from edgematch.errors import EdgematchError, FormatError
 
 POLICY_FILE = "policy.toml"
 
@@ -65,13 +65,15 @@ class Policy:
 
     def choose(self, puzzle: Puzzle, question: str) -> Choice:
         f = features(puzzle, question)
-        mine = sorted((r for r in self.rules if r["question"] == f.question and r["framed"] == f.framed
-                       and r["rule"] == f.rule), key=lambda r: r["up_to_tiles"])
+        measured = [r for r in self.rules if r["question"] == f.question and r["framed"] == f.framed
+                    and r["rule"] == f.rule]
+        mine = sorted((r for r in measured if installed(r["backend"])), key=lambda r: r["up_to_tiles"])
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
                  f"({self.source.get('generated')}, {self.source.get('cpu')})")
         caveats = "".join([
             "" if f.rotations else "; tiles do not turn here, the bench's puzzles do",
             f"; {f.hints} hint(s), the bench had none" if f.hints else "",
+            "; rules needing a library that is not installed were skipped" if len(mine) < len(measured) else "",
         ])
         if not mine:
             return Choice(self.default, f"no measured rule for {f.kind} boards, question {f.question}: "
@@ -83,6 +85,19 @@ class Policy:
         return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
                                        f"{f.kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
                                        f"[{where}]{caveats}")
+
+
+def installed(backend: str) -> bool:
+    """Whether ``backend`` (every member, for a portfolio) can run here."""
+    from edgematch.solvers.base import get_backend
+
+    name, _, sub = backend.partition(":")
+    try:
+        for one in (sub.split("+") if name == "portfolio" and sub else [backend]):
+            get_backend(one)
+    except EdgematchError:
+        return False
+    return True
 
 
 _cache: dict[str, Policy] = {}

@@ -19,7 +19,7 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, get_backend
-from edgematch.solvers.processes import context, kill_group, own_group
+from edgematch.solvers.processes import adopt, context, kill_group, own_group
 
 # in order of preference: the fastest single backend overall, then the one that solves what it misses
 DEFAULT_MEMBERS = ("native", "cpsat:table", "sat:cadical195")
@@ -60,16 +60,19 @@ class PortfolioBackend(Backend):
         forking = context()
         started = time.perf_counter()
         running: dict[Any, tuple[str, Any]] = {}
-        for member in members:
-            receive, send = forking.Pipe(duplex=False)
-            process = forking.Process(target=_member, args=(send, member, puzzle, quiet))
-            process.start()
-            send.close()
-            running[receive] = (member.full_name, process)
         deadline = None if task.time_limit is None else started + task.time_limit + GRACE_SECONDS
         winner: Result | None = None
         spent: list[Result] = []
         try:
+            for member in members:
+                receive, send = forking.Pipe(duplex=False)
+                process = forking.Process(target=_member, args=(send, member, puzzle, quiet))
+                running[receive] = (member.full_name, process)
+                try:
+                    process.start()
+                    adopt(process.pid)
+                finally:
+                    send.close()
             while running and winner is None:
                 left = None if deadline is None else max(0.0, deadline - time.perf_counter())
                 ready = wait(list(running), timeout=left)
@@ -89,10 +92,11 @@ class PortfolioBackend(Backend):
                     spent.append(result)
         finally:
             for receive, (_, process) in running.items():
-                kill_group(process.pid)
+                kill_group(process.pid)  # a member that never started has pid None: nothing to kill
                 receive.close()
             for _, process in running.values():
-                process.join(timeout=5)
+                if process.pid is not None:
+                    process.join(timeout=5)
         took = time.perf_counter() - started
         answer = winner or _best_unfinished(spent, [n for n, _ in running.values()])
         answer.counters = {**answer.counters, "winner": answer.backend, "members": len(members)}

@@ -26,8 +26,17 @@ def die_with_parent() -> None:
 
 def own_group() -> None:
     """Call first thing in a child: lead a new process group, and die with the parent."""
-    os.setpgrp()
+    with contextlib.suppress(OSError):  # the parent may have made the group already (adopt)
+        os.setpgid(0, 0)
     die_with_parent()
+
+
+def adopt(pid: int | None) -> None:
+    """Call in the parent right after starting a child that calls :func:`own_group`: the group then exists
+    before the child runs a line, so an early :func:`kill_group` cannot miss it."""
+    if pid is not None:
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
 
 
 def kill_group(pid: int | None) -> None:
@@ -36,3 +45,5 @@ def kill_group(pid: int | None) -> None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)  # in case it had not made its group yet
