@@ -134,3 +134,10 @@ def test_a_rule_whose_library_is_missing_is_skipped(monkeypatch):
     puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=2, inner_colours=3, seed=1))
     choice = policy().choose(puzzle, "first")
     assert choice.backend == "native" and "extrapolated" in choice.reason and "were skipped" in choice.reason
+
+
+def test_a_size_where_nothing_was_solved_keeps_the_choice_below_it():
+    runs = [record(i, b, None if i.size == "6x6" else {"a": 5.0, "b": 0.1}[b])
+            for i in SUITE.instances for b in ("a", "b")]
+    rules = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in derive([(session(), runs)])]
+    assert rules == [(False, 16, "b"), (True, 36, "b")]  # 6x6 (all timeouts) does not switch to "a"

@@ -21,6 +21,7 @@ from edgematch.bench.suite import Instance
 from edgematch.bench.summary import is_meta, score
 from edgematch.errors import UsageError
 
+DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
 
 
@@ -48,8 +49,10 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, An
     rules: list[dict[str, Any]] = []
     for key in sorted(groups):
         task, framed, rule, tiles = key
-        choice, evidence = _choose(groups[key], cutoffs[key])
         previous = rules[-1] if rules else None
+        same_kind = previous is not None and (previous["question"], previous["framed"], previous["rule"]) == \
+            (task, framed, rule)
+        choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
         if previous and (previous["question"], previous["framed"], previous["rule"]) == (task, framed, rule) \
                 and previous["backend"] == choice:
             previous["up_to_tiles"] = tiles
@@ -60,7 +63,9 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, An
     return rules
 
 
-def _choose(runs: list[RunRecord], cutoff: float) -> tuple[str, str]:
+def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, str]:
+    """The choice for one size class; where nothing was solved the data cannot rank backends, so the
+    choice of the size below (``fallback``) carries on."""
     by_backend: dict[str, dict[str, RunRecord]] = defaultdict(dict)
     for run in runs:
         by_backend[run.backend][run.instance] = run
@@ -75,6 +80,8 @@ def _choose(runs: list[RunRecord], cutoff: float) -> tuple[str, str]:
     solved = {b: sum(1 for r in by_backend[b].values() if r.solved) for b in ranked}
     shown = ", ".join(f"{b} {par2(b):.3g} s ({solved[b]}/{len(instances)})" for b in ranked[:2])
     evidence = f"PAR2 {shown}"
+    if not solved[best]:
+        return fallback, f"nothing solved within {cutoff:g} s: kept {fallback}"
     if solved[best] < len(instances) and len(ranked) > 1:
         partner = min(ranked[1:], key=lambda b: (par2(best, b), b))
         if par2(best, partner) * PORTFOLIO_GAIN <= par2(best):
@@ -99,7 +106,7 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
         "# Each rule: question, puzzle kind, largest board it covers, the backend chosen, and the evidence",
         "# (PAR2 per run, unsolved at 2 x cutoff; solved/total) from the sessions below.",
         "",
-        "default = \"native\"  # kinds and questions with no measurements",
+        f"default = {_toml(DEFAULT)}  # kinds and questions with no measurements",
         "",
         "[source]",
         f"sessions = {[s.id for s in sessions]}",
