@@ -1,4 +1,4 @@
-"""Shared fixtures: one stored bench of the smoke suite, reused by the report tests."""
+"""Shared fixtures: the rigged backends, and one stored bench of the smoke suite reused by the report tests."""
 
 import pytest
 
@@ -6,6 +6,14 @@ from edgematch.bench.environment import environment
 from edgematch.bench.session import run_session
 from edgematch.bench.store import Store
 from edgematch.bench.suite import load_suite
+from edgematch.solvers import base
+from tests.rigged import RIGGED
+
+
+@pytest.fixture
+def rigged(monkeypatch):
+    """Backends that hang, crash, spawn, or answer wrong, registered for one test (never for users)."""
+    monkeypatch.setattr(base, "_BUILTIN", {**base._BUILTIN, **RIGGED})
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,6 @@ from edgematch.bench.suite import load_suite
 from edgematch.bench.summary import VIRTUAL_BEST, summarise
 from edgematch.cli.main import load_commands
 from edgematch.errors import FormatError
-from edgematch.solvers import base
-from tests.rigged import RIGGED
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 runner = CliRunner()
@@ -41,11 +39,6 @@ def stored_keys(db):
 
 def planned_keys(suite):
     return Counter((i.key, b, suite.task) for i, b in suite.runs())
-
-
-@pytest.fixture
-def rigged(monkeypatch):
-    monkeypatch.setattr(base, "_BUILTIN", {**base._BUILTIN, **RIGGED})
 
 
 def run(key, backend, task="count", status="solved", category="correct", count=None, distinct=None, time=0.1):

@@ -7,13 +7,6 @@ import pytest
 
 from edgematch.bench.runner import run_one
 from edgematch.bench.suite import load_suite
-from edgematch.solvers import base
-from tests.rigged import RIGGED
-
-
-@pytest.fixture
-def rigged(monkeypatch):
-    monkeypatch.setattr(base, "_BUILTIN", {**base._BUILTIN, **RIGGED})
 
 
 @pytest.fixture(scope="module")

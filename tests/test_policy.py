@@ -24,9 +24,7 @@ app = load_commands()
 
 
 def session(suite=SUITE):
-    from collections import Counter
-
-    return Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {"cpu": "x", "cores": 2}, Counter())
+    return Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {"cpu": "x", "cores": 2}, 0)
 
 
 def record(instance, backend, seconds):

@@ -8,15 +8,8 @@ import pytest
 import edgematch
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.errors import UsageError
-from edgematch.solvers import base
-from tests.rigged import RIGGED
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-@pytest.fixture
-def rigged(monkeypatch):
-    monkeypatch.setattr(base, "_BUILTIN", {**base._BUILTIN, **RIGGED})
 
 
 def gone(pid):

@@ -9,6 +9,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from edgematch.solvers.processes import usable_cores
+
 # distributions whose versions decide the figures: the project, its compiler, the solver libraries
 PACKAGES = ("edgematch", "numba", "llvmlite", "numpy", "ortools", "python-sat")
 
@@ -49,7 +51,7 @@ def environment() -> dict[str, Any]:
     return {
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
-        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "usable_cores": usable_cores(),
         "memory_gb": _memory_gb(),
         "os": platform.platform(),
         "python": platform.python_version(),

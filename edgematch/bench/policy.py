@@ -92,12 +92,12 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
 
 def policy_text(store: Store, session_ids: list[int], database: str) -> str:
     """The policy file for the given sessions (the first one is named as the source)."""
-    sessions = [store.session(i) for i in session_ids]
-    rules = derive([(s, store.runs(s.id)) for s in sessions])
+    sessions = [(store.session(i), store.runs(i)) for i in session_ids]
+    rules = derive(sessions)
     if not rules:
         raise UsageError(f"{store.path}: session(s) {', '.join(map(str, session_ids))} have no single-backend "
                          "runs to learn from")
-    first = sessions[0]
+    first = sessions[0][0]
     env = first.environment
     cpu = f"{env.get('cpu')}, {env.get('cores')} cores"
     lines = [
@@ -109,7 +109,7 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
         f"default = {_toml(DEFAULT)}  # kinds and questions with no measurements",
         "",
         "[source]",
-        f"sessions = {[s.id for s in sessions]}",
+        f"sessions = {[s.id for s, _ in sessions]}",
         f"session = {first.id}",
         f"suite = {_toml(first.suite.name)}",
         f"database = {_toml(database)}",
@@ -117,7 +117,7 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
         f"commit = {_toml(env.get('commit') or '')}",
         f"cpu = {_toml(cpu)}",
         f"cutoff = {first.suite.timeout}",
-        f"runs = {sum(len(store.runs(s.id)) for s in sessions)}",
+        f"runs = {sum(len(runs) for _, runs in sessions)}",
     ]
     for rule in rules:
         lines += ["", "[[rule]]"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,15 +80,11 @@ class Session:
     source: str
     jobs: int
     environment: dict[str, Any]
-    categories: Counter
+    done: int  # runs stored
 
     @property
     def planned(self) -> int:
         return len(self.suite.runs())
-
-    @property
-    def done(self) -> int:
-        return sum(self.categories.values())
 
 
 def _now() -> str:
@@ -183,13 +178,13 @@ class Store:
         return self._session(row)
 
     def _session(self, row: sqlite3.Row) -> Session:
-        categories = Counter(r.category for r in self.runs(row["id"]))  # after the agreement check
+        done = self.db.execute("SELECT COUNT(*) FROM runs WHERE session = ?", (row["id"],)).fetchone()[0]
         return Session(row["id"], row["started"], row["finished"], row["state"], row["elapsed"],
                        Suite.from_dict(json.loads(row["plan"])), row["source"], row["jobs"],
-                       json.loads(row["environment"]), categories)
+                       json.loads(row["environment"]), done)
 
-    def runs(self, session: int, agreed: bool = True) -> list[RunRecord]:
-        """The session's runs in the order they finished; with ``agreed``, disagreeing answers are wrong."""
+    def runs(self, session: int) -> list[RunRecord]:
+        """The session's runs in the order they finished, disagreeing answers recategorised as wrong."""
         names = [f.name for f in fields(RunRecord)]
         records = []
         for row in self.db.execute("SELECT * FROM runs WHERE session = ? ORDER BY id", (session,)):
@@ -197,7 +192,7 @@ class Store:
             for key in _JSON:
                 values[key] = json.loads(values[key])
             records.append(RunRecord(**values))
-        return settle(records) if agreed else records
+        return settle(records)
 
     def done(self, session: int) -> set[tuple[str, str, str]]:
         """(instance, backend, task) of every stored run of the session."""

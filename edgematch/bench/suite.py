@@ -120,6 +120,12 @@ class Overrides:
     timeout: float | None = None
     task: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.task is not None and self.task not in TASKS:
+            raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {self.task!r}")
+        if self.timeout is not None and self.timeout <= 0:
+            raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout:g}")
+
     def apply(self, data: dict[str, Any]) -> dict[str, Any]:
         """The suite's TOML data with these settings in place (checked afterwards like the file's own)."""
         data = dict(data)
@@ -181,8 +187,6 @@ def folder_suite(folder: Path, overrides: Overrides) -> Suite:
         puzzle = read_puzzle(file)
         instances.append(Instance(folder.name or "files", f"{puzzle.width}x{puzzle.height}", path=str(file.resolve())))
     task = overrides.task or "first"
-    if task not in TASKS:
-        raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {task!r}")
     timeout = overrides.timeout if overrides.timeout is not None else 20.0
     return Suite(folder.name, f"the puzzle files in {folder}", task, timeout, (),
                  overrides.backends or DEFAULT_BACKENDS, tuple(instances))

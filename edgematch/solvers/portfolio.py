@@ -9,7 +9,6 @@ from one member, never merged.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import replace
 from multiprocessing.connection import wait
@@ -19,15 +18,11 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, get_backend
-from edgematch.solvers.processes import adopt, context, kill_group, own_group
+from edgematch.solvers.processes import adopt, context, kill_group, own_group, usable_cores
 
 # in order of preference: the fastest single backend overall, then the one that solves what it misses
 DEFAULT_MEMBERS = ("native", "cpsat:table", "sat:cadical195")
 GRACE_SECONDS = 1.0  # past the time limit, members still running are killed
-
-
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class PortfolioBackend(Backend):

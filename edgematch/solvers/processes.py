@@ -11,6 +11,11 @@ import signal
 from typing import Any
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS tells it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def context() -> Any:
     """Fork where available: children start with the parent's imports and compiled code."""
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
