@@ -155,6 +155,17 @@ def on_off(value: object) -> bool:
     return bool(value)
 
 
+def whole(value: object, option: str, least: int = 0) -> int:
+    """A whole-number backend option (at least ``least``), given as an int or as text from the command line."""
+    try:
+        number = int(str(value).strip()) if not isinstance(value, int) else value
+    except ValueError:
+        raise UsageError(f"option {option}: expected a whole number, got {value!r}") from None
+    if number < least:
+        raise UsageError(f"option {option}: must be at least {least}, got {number}")
+    return number
+
+
 def backend_names() -> list[str]:
     return [*_AUTO, *_BUILTIN]
 

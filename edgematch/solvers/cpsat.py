@@ -16,7 +16,7 @@ from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 
 
 class CpsatBackend(Backend):
@@ -34,7 +34,7 @@ class CpsatBackend(Backend):
 
         given = self.checked_options(task)
         symmetry = on_off(given.get("symmetry", True))
-        seed = int(given.get("seed", 0))
+        seed = whole(given.get("seed", 0), "seed")
         started = time.perf_counter()
         enc = encode(puzzle, self.sub or DEFAULT_FORMULATION, symmetry)
         build = time.perf_counter() - started

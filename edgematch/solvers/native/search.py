@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from edgematch.solvers.native import kernel
-from edgematch.solvers.native.tables import Tables
+from edgematch.solvers.native.tables import Tables, shuffled
 
 SLICE_SECONDS = 0.1
 
@@ -136,9 +136,10 @@ def drive(
     want: int | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    node_limit: int | None = None,
 ) -> Outcome:
     """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the time limit passes,
-    ``should_stop()`` says so (another worker found the answer), or Ctrl-C."""
+    ``should_stop()`` says so (another worker found the answer), ``node_limit`` nodes are spent, or Ctrl-C."""
     start = time.perf_counter()
     budget = 200_000
     found: list[np.ndarray] = []
@@ -165,17 +166,74 @@ def drive(
             if should_stop is not None and should_stop():
                 stopped = "stopped"
                 break
+            if node_limit is not None and search.nodes >= node_limit:
+                stopped = "node limit"
+                break
             if code == kernel.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
                 budget = int(min(max(rate * SLICE_SECONDS, 10_000), 100_000_000))
                 if time_limit is not None:
                     budget = int(max(10_000, min(budget, rate * (time_limit - elapsed) + 1)))
+            if node_limit is not None:
+                budget = max(1, min(budget, node_limit - search.nodes))
     except KeyboardInterrupt:
         stopped = "interrupted"
     return Outcome(
         finished=search.finished, nodes=search.nodes, solutions=search.solutions, canonical=search.canonical,
         seconds=time.perf_counter() - start, stopped=stopped, found=found,
     )
+
+
+def luby(i: int) -> int:
+    """The i-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 1 1 2 ...: restart budgets within a
+    log factor of the best fixed cutoff, whatever the run-time distribution (Luby, Sinclair, Zuckerman 1993)."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while i != (1 << k) - 1:
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+    return 1 << (k - 1)
+
+
+def drive_restarts(
+    tables: Tables,
+    unit: int,
+    seed: int = 0,
+    time_limit: float | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
+) -> tuple[Outcome, int]:
+    """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes, the first in the
+    tables' own order, the others with each bucket shuffled (seeded by ``seed`` and ``k``). A backtracker's
+    time to a first solution is heavy-tailed in its value order (Gomes, Selman, Kautz 1998); restarting cuts
+    the tail off. Each run is complete, so one that exhausts its tree proves there is no solution.
+    Returns the outcome (its picks index ``tables``) and the number of runs."""
+    start = time.perf_counter()
+    total = Outcome(finished=False)
+    run = 0
+    while True:
+        run += 1
+        if run == 1:
+            mine, perm = tables, None
+        else:
+            mine, perm = shuffled(tables, np.random.default_rng([seed, run]))
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        spent = total.nodes
+
+        def report(p: dict[str, float], spent: int = spent) -> None:
+            progress({**p, "nodes": spent + p["nodes"], "elapsed": time.perf_counter() - start})  # type: ignore[misc]
+
+        one = drive(Search(mine, capacity=1), left, 1, report if progress else None, node_limit=luby(run) * unit)
+        total.nodes += one.nodes
+        total.solutions += one.solutions
+        total.found = [perm[f] if perm is not None else f for f in one.found]
+        if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
+            total.finished, total.stopped = one.finished, one.stopped
+            break
+    total.seconds = time.perf_counter() - start
+    return total, run
 
 
 def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:

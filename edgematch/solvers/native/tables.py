@@ -21,7 +21,7 @@ the distinct count is the number of boards that are least among their allowed bo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -207,6 +207,22 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
         placed0=placed0, vis0=vis0, turn_src=turn_src, types=types,
         free_label=free, order_name=order,
     )
+
+
+def shuffled(tables: Tables, rng: np.random.Generator) -> tuple[Tables, np.ndarray]:
+    """``tables`` with the candidates of every bucket in a random order (what a restart searches), and for
+    each candidate of the copy its index in ``tables`` (to read the copy's picks against the original).
+
+    Buckets are disjoint, contiguous ranges that together hold every candidate, so sorting by (bucket,
+    random key) permutes within buckets only."""
+    used = tables.tab_end > tables.tab_start
+    starts, ends = tables.tab_start[used], tables.tab_end[used]
+    by_start = np.argsort(starts)
+    bucket = np.repeat(np.arange(len(starts)), (ends - starts)[by_start].astype(np.int64))
+    perm = np.lexsort((rng.random(len(bucket)), bucket))
+    copy = replace(tables, cand_type=tables.cand_type[perm], cand_rot=tables.cand_rot[perm],
+                   cand_edge=tables.cand_edge[perm], cand_vis=tables.cand_vis[perm])
+    return copy, perm
 
 
 def _ids(values: set[int]) -> dict[int, int]:
