@@ -139,3 +139,31 @@ def test_a_size_where_nothing_was_solved_keeps_the_choice_below_it():
             for i in SUITE.instances for b in ("a", "b")]
     rules = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in derive([(session(), runs)])]
     assert rules == [(False, 16, "b"), (True, 36, "b")]  # 6x6 (all timeouts) does not switch to "a"
+
+
+def options_policy():
+    return Policy({"session": 1, "suite": "scaling", "generated": "today", "cpu": "x"}, "native", [
+        {"question": "first", "framed": True, "rule": "same", "up_to_tiles": 36, "backend": "native:restarts",
+         "evidence": "e1"},
+        {"question": "first", "framed": True, "rule": "same", "up_to_tiles": 64,
+         "backend": "portfolio:native+native:restarts", "evidence": "e2"},
+    ])
+
+
+@pytest.mark.parametrize(("size", "workers", "options", "backend"), [
+    (5, 1, {}, "native:restarts"),
+    (5, 1, {"order": "spiral"}, "native:restarts"),
+    (8, 1, {}, "portfolio:native+native:restarts"),
+    (8, 1, {"order": "spiral"}, "native:restarts"),   # a portfolio takes no options: the rule below does
+    (5, 2, {}, "native"),                              # restarts run in one process: no rule fits, the default
+    (8, 2, {}, "native"),                              # the portfolio's member cannot take 2 workers either
+])
+def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, workers, options, backend):
+    from edgematch.solvers.base import Task
+
+    puzzle, _ = generate(GeneratorSpec(size, size, framed=True, border_colours=2, inner_colours=3, seed=1))
+    choice = options_policy().choose(puzzle, "first", Task("first", workers=workers, options=options))
+    assert choice.backend == backend
+    assert ("cannot take the options" in choice.reason) == bool(options or workers > 1)
+    assert get_backend(choice.backend).refusal(Task("first", workers=workers, options=options)) is None
+

@@ -22,8 +22,10 @@ from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, re
 from edgematch.core import formats as fmt
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
-from edgematch.solvers import Result, Status, choose_backend, count, explain, solve_all
+from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
+from edgematch.solvers.base import Question, Task
+from edgematch.solvers.policy import choose
 
 EXIT_TIMEOUT = 3
 
@@ -110,10 +112,10 @@ def _summary(result: Result) -> Table:
     return table
 
 
-def _explain(puzzle: Puzzle, backend: str, question: str) -> None:
+def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, options: dict[str, str]) -> None:
     if backend == "auto":
-        out.print(Text.assemble(("auto chose ", "bold"), (choose_backend(puzzle, question), "bold cyan"), ": ",
-                                explain(puzzle, question)))
+        choice = choose(puzzle, question, Task(question, workers=workers, options=options))
+        out.print(Text.assemble(("auto chose ", "bold"), (choice.backend, "bold cyan"), ": ", choice.reason))
     else:
         out.print(f"backend {backend} was named, so auto chose nothing", highlight=False)
 
@@ -150,17 +152,16 @@ def solve_cmd(
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)
+        options = backend_options(order, option)
         if explain:
-            _explain(puzzle, backend, "all" if all_ else "first")
+            _explain(puzzle, backend, "all" if all_ else "first", workers, options)
         with live_progress("solving") as progress:
             if all_:
-                result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress,
-                                   **backend_options(order, option))
+                result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress, **options)
             else:
                 if limit is not None:
                     raise typer.BadParameter("--limit goes with --all")
-                result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress,
-                                      **backend_options(order, option))
+                result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress, **options)
         first = result.solution
         if first is not None:
             if render is None or render is Render.ascii and output is None:
@@ -197,11 +198,11 @@ def count_cmd(
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with reported():
         puzzle = fmt.read_puzzle(file, format)
+        options = backend_options(order, option)
         if explain:
-            _explain(puzzle, backend, "count")
+            _explain(puzzle, backend, "count", workers, options)
         with live_progress("counting") as progress:
-            result = count(puzzle, distinct, backend, time_limit, workers, progress=progress,
-                           **backend_options(order, option))
+            result = count(puzzle, distinct, backend, time_limit, workers, progress=progress, **options)
     out.print(_summary(result))
     _exit(result)
 

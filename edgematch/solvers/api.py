@@ -21,14 +21,15 @@ from edgematch.solvers.policy import choose
 AUTO = "auto"
 
 
-def choose_backend(puzzle: Puzzle, question: Question = "first") -> str:
-    """The backend ``auto`` uses for this puzzle and question, as a ``name[:sub]`` string."""
-    return choose(puzzle, question).backend
+def choose_backend(puzzle: Puzzle, question: Question = "first", workers: int = 1, **options: Any) -> str:
+    """The backend ``auto`` uses for this puzzle and question (and these workers and backend options),
+    as a ``name[:sub]`` string."""
+    return choose(puzzle, question, Task(question, workers=workers, options=options)).backend
 
 
-def explain(puzzle: Puzzle, question: Question = "first") -> str:
+def explain(puzzle: Puzzle, question: Question = "first", workers: int = 1, **options: Any) -> str:
     """Which backend ``auto`` picks for this puzzle and question, and the measured reason."""
-    return choose(puzzle, question).reason
+    return choose(puzzle, question, Task(question, workers=workers, options=options)).reason
 
 
 def _task(question: Question, time_limit: float | None, workers: int, limit: int | None, distinct: bool,

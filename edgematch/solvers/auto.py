@@ -21,7 +21,7 @@ class AutoBackend(Backend):
                 get_backend(name).warm_up()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        choice = choose(puzzle, task.question)
+        choice = choose(puzzle, task.question, task)
         result = get_backend(choice.backend).run(puzzle, task)
         result.counters = {**result.counters, "chosen": choice.backend}
         result.options = {**result.options, "auto": choice.backend}
@@ -29,4 +29,4 @@ class AutoBackend(Backend):
         return result
 
     def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
-        yield from get_backend(choose(puzzle, task.question).backend).iter_solutions(puzzle, task)
+        yield from get_backend(choose(puzzle, task.question, task).backend).iter_solutions(puzzle, task)

@@ -116,12 +116,20 @@ class Backend:
         for module in (*self.modules, *self.warm):
             importlib.import_module(module)
 
-    def checked_options(self, task: Task) -> dict[str, Any]:
-        """``task.options``, refusing any this backend does not know (never silently ignored)."""
+    def refusal(self, task: Task) -> str | None:
+        """Why this backend cannot run ``task`` as asked (e.g. an option it does not know), else None.
+        ``auto`` uses it to pass over backends that cannot honour what the caller asked for."""
         unknown = sorted(set(task.options) - set(self.options))
         if unknown:
             known = ", ".join(self.options) or "none"
-            raise UsageError(f"{self.name} backend: unknown option(s) {', '.join(unknown)}; known: {known}")
+            return f"{self.full_name} backend: unknown option(s) {', '.join(unknown)}; known: {known}"
+        return None
+
+    def checked_options(self, task: Task) -> dict[str, Any]:
+        """``task.options``, refusing a task this backend cannot honour (never silently ignored)."""
+        problem = self.refusal(task)
+        if problem:
+            raise UsageError(problem)
         return dict(task.options)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:

@@ -18,6 +18,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import EdgematchError, FormatError
+from edgematch.solvers.base import Task
 
 POLICY_FILE = "policy.toml"
 
@@ -63,17 +64,22 @@ class Policy:
     default: str
     rules: list[dict[str, Any]]
 
-    def choose(self, puzzle: Puzzle, question: str) -> Choice:
+    def choose(self, puzzle: Puzzle, question: str, task: Task | None = None) -> Choice:
+        """The rule for the puzzle and question; with ``task``, rules whose backend cannot honour its
+        options or workers are passed over (so ``auto`` never fails where a measured alternative runs)."""
         f = features(puzzle, question)
         measured = [r for r in self.rules if r["question"] == f.question and r["framed"] == f.framed
                     and r["rule"] == f.rule]
-        mine = sorted((r for r in measured if installed(r["backend"])), key=lambda r: r["up_to_tiles"])
+        usable = [r for r in measured if installed(r["backend"])]
+        mine = sorted((r for r in usable if task is None or _takes(r["backend"], task)), key=lambda r: r["up_to_tiles"])
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
                  f"({self.source.get('generated')}, {self.source.get('cpu')})")
         caveats = "".join([
             "" if f.rotations else "; tiles do not turn here, the bench's puzzles do",
             f"; {f.hints} hint(s), the bench had none" if f.hints else "",
-            "; rules needing a library that is not installed were skipped" if len(mine) < len(measured) else "",
+            "; rules needing a library that is not installed were skipped" if len(usable) < len(measured) else "",
+            "; rules whose backend cannot take the options or workers asked for were skipped"
+            if len(mine) < len(usable) else "",
         ])
         if not mine:
             return Choice(self.default, f"no measured rule for {f.kind} boards, question {f.question}: "
@@ -100,6 +106,12 @@ def installed(backend: str) -> bool:
     return True
 
 
+def _takes(backend: str, task: Task) -> bool:
+    from edgematch.solvers.base import get_backend
+
+    return get_backend(backend).refusal(task) is None
+
+
 _cache: dict[str, Policy] = {}
 
 
@@ -119,5 +131,5 @@ def load_policy(path: str | Path | None = None) -> Policy:
     return _cache[key]
 
 
-def choose(puzzle: Puzzle, question: str = "first") -> Choice:
-    return load_policy().choose(puzzle, question)
+def choose(puzzle: Puzzle, question: str = "first", task: Task | None = None) -> Choice:
+    return load_policy().choose(puzzle, question, task)

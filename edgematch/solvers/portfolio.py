@@ -43,14 +43,22 @@ class PortfolioBackend(Backend):
     def full_name(self) -> str:
         return f"portfolio:{'+'.join(self.members())}"
 
+    def refusal(self, task: Task) -> str | None:
+        if task.options:
+            return "portfolio: backend options are not passed to members; name a single backend for them"
+        for member in self.members():
+            problem = get_backend(member).refusal(task)
+            if problem:
+                return f"portfolio member {problem}"
+        return None
+
     def warm_up(self) -> None:
         for member in self.members():
             get_backend(member).warm_up()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         members = [get_backend(m) for m in self.members()]  # unknown names and missing libraries fail here
-        if task.options:
-            raise UsageError("portfolio: backend options are not passed to members; name a single backend for them")
+        self.checked_options(task)
         quiet = replace(task, progress=None)
         forking = context()
         started = time.perf_counter()

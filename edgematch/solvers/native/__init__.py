@@ -43,15 +43,19 @@ class NativeBackend(Backend):
 
         ensure_compiled()
 
+    def refusal(self, task: Task) -> str | None:
+        if self.sub is None and task.options.keys() & {"unit", "seed"}:
+            return "native backend: unit and seed are options of native:restarts"
+        if self.sub == "restarts" and task.question == "first" and task.workers > 1:
+            return "native:restarts runs in one process; for several cores use portfolio"
+        return super().refusal(task)
+
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
         """Tables for the puzzle, the seconds to build them, and to load or compile the loop."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         t0 = time.perf_counter()
-        given = self.checked_options(task)
-        if self.sub is None and given.keys() & {"unit", "seed"}:
-            raise UsageError("native backend: unit and seed are options of native:restarts")
-        order = str(given.get("order", DEFAULT_ORDER))
+        order = str(self.checked_options(task).get("order", DEFAULT_ORDER))
         if order not in ORDERS:
             raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}")
         tables = build_tables(puzzle, order)
@@ -68,8 +72,6 @@ class NativeBackend(Backend):
         want = {"first": 1, "all": task.limit, "count": None}[task.question]
         capacity = {"first": 1, "all": min(want or BUFFER, BUFFER), "count": 0}[task.question]
         restarting = self.sub == "restarts" and task.question == "first"
-        if restarting and task.workers > 1:
-            raise UsageError("native:restarts runs in one process; for several cores use portfolio")
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
         runs = 1
