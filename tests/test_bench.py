@@ -298,3 +298,25 @@ def test_a_session_stopped_early_reports_only_backends_that_ran(tmp_path):
         summary = summarise(store.session(number), store.runs(number))
     assert summary.backends == ["native"] and summary.missing == len(suite.runs()) - 1
     assert "Incomplete session: 1 of 32 runs" in markdown(summary)
+
+
+def test_choosers_are_measured_against_the_virtual_best_and_the_best_single_backend_per_class():
+    from edgematch.bench.store import Session
+    from edgematch.bench.suite import parse_suite
+
+    suite = parse_suite('backends = ["a", "b", "auto"]\ntimeout = 10\nseeds = [1, 2]\n'
+                        '[[family]]\nname = "f"\nsizes = [3, 4]\n')
+    times = {"f/3x3/seed1": (0.1, 0.3, 0.12), "f/3x3/seed2": (0.2, 0.1, 0.25),
+             "f/4x4/seed1": (None, 1.0, 1.1), "f/4x4/seed2": (0.5, 2.0, 0.6)}
+    runs = [run(key, backend, task="first", time=t) if t is not None else
+            run(key, backend, task="first", status="timeout", category="timeout", time=10.0)
+            for key, row in times.items() for backend, t in zip(("a", "b", "auto"), row, strict=True)]
+    session = Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {}, len(runs))
+    (auto,) = summarise(session, runs).against()
+    assert auto.backend == "auto"
+    assert auto.total == pytest.approx(0.12 + 0.25 + 1.1 + 0.6)
+    assert auto.best_total == pytest.approx(0.1 + 0.1 + 1.0 + 0.5)
+    # 3x3: a totals 0.3, auto 0.37 (1.23x); 4x4: b totals 3.0 (a timed out), auto 1.7 (0.57x)
+    assert auto.worst_class == ("f", "3x3") and auto.single == "a"
+    assert auto.worst_ratio == pytest.approx(0.37 / 0.3)
+    assert "| auto | 2.070 | 1.700 | 1.22x | f 3x3 |" in markdown(summarise(session, runs))

@@ -61,6 +61,11 @@ def notes(summary: Summary) -> list[str]:
     return out
 
 
+CHOOSERS = ("Totals are PAR2 seconds summed over the runs (unsolved at twice the cutoff). The virtual best takes "
+            "the fastest single backend per instance, which no chooser can know in advance; the worst size class "
+            "is where the chooser lost most against the best single backend of that class.")
+
+
 def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
     return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]
             if b in summary.headline]
@@ -96,6 +101,14 @@ def markdown(summary: Summary) -> str:
         lines.append(f"| {backend} | {st.solved}/{st.total} | {st.par2:.3f} | {seconds(st.median)} | "
                      f"{seconds(st.max)} | {fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | "
                      f"{c['error']} | {c['wrong']} |")
+    if summary.against():
+        lines += ["", "## Choosers against the best", "", CHOOSERS, "",
+                  "| backend | total (s) | virtual best (s) | ratio | worst size class | its total (s) | "
+                  "best single there | ratio |", "|---|---:|---:|---:|---|---:|---|---:|"]
+        for a in summary.against():
+            lines.append(f"| {a.backend} | {a.total:.3f} | {a.best_total:.3f} | {a.ratio:.2f}x | "
+                         f"{' '.join(a.worst_class)} | {a.worst_total:.3f} | {a.single} ({a.single_total:.3f} s) | "
+                         f"{a.worst_ratio:.2f}x |")
     lines += ["", "## By size", "", "| family | board | backend | solved | median | max | PAR2 (s) |",
               "|---|---|---|---:|---:|---:|---:|"]
     for family, size in summary.classes:
@@ -151,7 +164,8 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
     return environment.get_template("report.html.j2").render(
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
         figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat,
-        columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST,
+        columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
+        CHOOSERS=CHOOSERS,
     )
 
 

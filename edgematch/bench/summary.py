@@ -9,6 +9,7 @@ chooser would get.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -75,6 +76,28 @@ def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:
     return best
 
 
+@dataclass(frozen=True)
+class Against:
+    """How a chooser (auto, a portfolio) did against the alternatives, in PAR2 seconds summed over runs:
+    its total against the virtual best's, and its worst size class against the best single backend there."""
+
+    backend: str
+    total: float
+    best_total: float
+    worst_class: tuple[str, str]
+    worst_total: float
+    single: str            # the best single backend in that class
+    single_total: float
+
+    @property
+    def ratio(self) -> float:
+        return self.total / self.best_total if self.best_total else math.inf
+
+    @property
+    def worst_ratio(self) -> float:
+        return self.worst_total / self.single_total if self.single_total else math.inf
+
+
 @dataclass
 class Summary:
     """Everything a report shows, computed once from a session's stored runs."""
@@ -105,6 +128,29 @@ class Summary:
     @property
     def missing(self) -> int:
         return max(0, self.session.planned - len(self.runs))
+
+    def against(self) -> list[Against]:
+        """For each meta backend that ran every instance: its total against the virtual best's, and the
+        size class where it did worst against the best single backend of that class."""
+        out = []
+        singles = [b for b in self.backends if not is_meta(b)]
+        everything = self.headline.get(VIRTUAL_BEST)
+        for backend in (b for b in self.backends if is_meta(b)):
+            mine = self.headline[backend]
+            if not singles or everything is None or mine.total != everything.total:
+                continue
+            ratios = []
+            for family, size in self.classes:
+                st = self.by_class.get((family, size, backend))
+                rivals = [(self.by_class[family, size, b].total_time, b) for b in singles
+                          if (family, size, b) in self.by_class]
+                if st and rivals:
+                    single_total, single = min(rivals)
+                    ratio = st.total_time / single_total if single_total else math.inf
+                    ratios.append((ratio, (family, size), st.total_time, single, single_total))
+            _, where, total, single, single_total = max(ratios)
+            out.append(Against(backend, mine.total_time, everything.total_time, where, total, single, single_total))
+        return out
 
     def instances(self) -> list[str]:
         """Instance keys, smallest board first."""
