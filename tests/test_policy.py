@@ -167,3 +167,18 @@ def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, 
     assert ("cannot take the options" in choice.reason) == bool(options or workers > 1)
     assert get_backend(choice.backend).refusal(Task("first", workers=workers, options=options)) is None
 
+
+
+def test_racing_is_chosen_where_it_pays_for_its_processes():
+    from edgematch.bench.policy import RACE_SECONDS
+
+    # each backend is slow where the other is fast; both solve everything
+    slow, fast = {"4x4": (0.03, 0.01), "5x5": (3.0, 1.0), "6x6": (3.0, 1.0)}, {}
+    for size, (a, b) in slow.items():
+        fast[size] = {("a", 1): a, ("a", 2): b, ("b", 1): b, ("b", 2): a}
+    runs = [record(i, b, fast[i.size][b, i.seed] if i.family == "framed" else 0.1)
+            for i in SUITE.instances for b in ("a", "b")]
+    rules = {(r["framed"], r["up_to_tiles"]): r for r in derive([(session(), runs)])}
+    # 4x4: racing would save 10 ms a run but costs RACE_SECONDS; 5x5 and 6x6: it halves PAR2
+    assert RACE_SECONDS > 0.01 and rules[True, 16]["backend"] == "a"
+    assert rules[True, 36]["backend"] == "portfolio:a+b" and "5x5" in rules[True, 36]["evidence"]

@@ -1,10 +1,13 @@
 """Deriving the ``auto`` policy from stored bench sessions (written to ``edgematch/solvers/policy.toml``).
 
 Per question, puzzle kind (framed or not, same or signed) and board size, the backend with the lowest PAR2
-wins. When it left instances unsolved that another backend solved, and racing the two (a portfolio:
-per instance the faster of the two, on separate cores) would cut PAR2 by a fifth or more, the rule is that
-portfolio instead. Neighbouring sizes with the same choice merge into one rule. Meta-backends (auto,
-portfolio) in the sessions are ignored: the policy is built from single backends only.
+wins. When racing it against another (a portfolio: per instance the faster of the two, on separate cores,
+plus what starting and stopping the members costs) would cut PAR2 by a fifth or more, the rule is that
+portfolio instead: backends whose times are heavy-tailed in different places make good pairs. A size
+class whose best backend is within 10% of the choice of the size below keeps that choice (timings of a
+few milliseconds differ by that much between runs), so rules do not flip on noise. Neighbouring sizes
+with the same choice merge into one rule. Meta-backends (auto, portfolio) in the sessions are ignored:
+the policy is built from single backends only.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from edgematch.errors import UsageError
 
 DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
+RACE_SECONDS = 0.02  # a portfolio call's own cost: forking members with the libraries loaded, stopping the loser
+TIE = 1.10  # a size class keeps the choice of the size below unless the best is this many times faster
 
 
 def _kind(instance: Instance) -> tuple[bool, str]:
@@ -72,8 +77,9 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     instances = sorted({r.instance for r in runs})
 
     def par2(*backends: str) -> float:
-        return statistics.fmean(min(score(by_backend[b][i], cutoff) if i in by_backend[b] else 2 * cutoff
-                                    for b in backends) for i in instances)
+        race = RACE_SECONDS if len(backends) > 1 else 0.0
+        return statistics.fmean(min(2 * cutoff, race + min(score(by_backend[b][i], cutoff) if i in by_backend[b]
+                                                            else 2 * cutoff for b in backends)) for i in instances)
 
     ranked = sorted(by_backend, key=lambda b: (par2(b), b))
     best = ranked[0]
@@ -82,8 +88,11 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     evidence = f"PAR2 {shown}"
     if not solved[best]:
         return fallback, f"nothing solved within {cutoff:g} s: kept {fallback}"
-    if solved[best] < len(instances) and len(ranked) > 1:
-        partner = min(ranked[1:], key=lambda b: (par2(best, b), b))
+    if fallback in by_backend and best != fallback and par2(fallback) <= TIE * par2(best):
+        best = fallback
+        evidence += f"; {fallback} {par2(fallback):.3g} s is within {TIE - 1:.0%}: kept {fallback}"
+    if len(ranked) > 1:
+        partner = min((b for b in ranked if b != best), key=lambda b: (par2(best, b), b))
         if par2(best, partner) * PORTFOLIO_GAIN <= par2(best):
             return (f"portfolio:{best}+{partner}",
                     f"{evidence}; racing {best} and {partner}: {par2(best, partner):.3g} s")

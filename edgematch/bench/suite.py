@@ -111,7 +111,7 @@ class Suite:
 @dataclass(frozen=True)
 class Overrides:
     """Settings given on the command line, replacing the suite's: ``sizes`` and ``colours`` apply to every
-    family (``colours`` sets the inner colours of a framed family)."""
+    family (``colours`` sets the inner colours of a framed family); ``families`` keeps only those named."""
 
     backends: tuple[str, ...] = ()
     sizes: tuple[str, ...] = ()
@@ -119,6 +119,7 @@ class Overrides:
     seeds: tuple[int, ...] = ()
     timeout: float | None = None
     task: str | None = None
+    families: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task is not None and self.task not in TASKS:
@@ -137,7 +138,14 @@ class Overrides:
         if self.task is not None:
             data["task"] = self.task
         families = []
-        for family in data.get("family") or []:
+        given = data.get("family") or []
+        unknown = [f for f in self.families if f not in {g.get("name") for g in given}]
+        if unknown:
+            names = ", ".join(str(g.get("name")) for g in given) or "none"
+            raise UsageError(f"--families: no family {', '.join(unknown)} in the suite (its families: {names})")
+        for family in given:
+            if self.families and family.get("name") not in self.families:
+                continue
             family = dict(family)
             if self.sizes:
                 family["sizes"] = [int(s) if s.isdigit() else s for s in self.sizes]
@@ -176,8 +184,9 @@ DEFAULT_BACKENDS = ("native", "cpsat", "cpsat:table", "sat")
 
 def folder_suite(folder: Path, overrides: Overrides) -> Suite:
     """Every puzzle file in ``folder`` (any readable format; unreadable files stop it with FILE:LINE)."""
-    if overrides.sizes or overrides.colours or overrides.seeds:
-        raise UsageError("--sizes, --colours and --seeds shape generated puzzles; a folder's puzzles are as they are")
+    if overrides.sizes or overrides.colours or overrides.seeds or overrides.families:
+        raise UsageError("--sizes, --colours, --seeds and --families shape generated puzzles; a folder's puzzles "
+                         "are as they are")
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
                    and p.suffix.lower() not in _SOLUTION_SUFFIXES)
     if not files:

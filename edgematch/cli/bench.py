@@ -56,12 +56,13 @@ def _items(value: str | None, what: str) -> tuple[str, ...]:
 
 
 def _overrides(backends: str | None, sizes: str | None, colours: str | None, seeds: str | None,
-               timeout: float | None, task: str | None) -> Overrides:
+               timeout: float | None, task: str | None, families: str | None) -> Overrides:
     try:
         seed_list = tuple(int(s) for s in _items(seeds, "--seeds"))
     except ValueError:
         raise UsageError(f"--seeds wants integers, got {seeds!r}") from None
-    return Overrides(_items(backends, "--backends"), _items(sizes, "--sizes"), colours, seed_list, timeout, task)
+    return Overrides(_items(backends, "--backends"), _items(sizes, "--sizes"), colours, seed_list, timeout, task,
+                     _items(families, "--families"))
 
 
 @contextlib.contextmanager
@@ -113,6 +114,8 @@ def bench(
     colours: Annotated[str | None, typer.Option(help="Colours for every family (framed: inner colours); "
                                                 "a number or size, size-2, size+1.")] = None,
     seeds: Annotated[str | None, typer.Option(help="Comma-separated seeds, e.g. 1,2,3.")] = None,
+    families: Annotated[str | None, typer.Option(help="Only these of the suite's families, comma-separated.")]
+    = None,
     timeout: Annotated[float | None, typer.Option("--timeout", "-t", help="Seconds per run (the cutoff).")] = None,
     task: Annotated[str | None, typer.Option(help="first (one solution) or count (every solution).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs at once (timings then interfere).")] = 1,
@@ -138,12 +141,12 @@ def bench(
         if target == "list":
             _list(db)
             return
-        overrides = _overrides(backends, sizes, colours, seeds, timeout, task)
+        overrides = _overrides(backends, sizes, colours, seeds, timeout, task, families)
         with Store(db) as store:
             if resume:
                 if overrides != Overrides() or target != "default":
                     raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
-                                     "--backends/--sizes/--colours/--seeds/--timeout/--task settings")
+                                     "--backends/--sizes/--colours/--seeds/--families/--timeout/--task settings")
                 found = store.session(session)
                 if found.done >= found.planned:
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
