@@ -51,3 +51,15 @@ def test_unknown_suite_lists_the_builtin_ones():
 def test_an_instance_named_twice_is_refused():
     with pytest.raises(FormatError, match="framed/4x4/seed1 appears twice"):
         parse_suite('backends = ["native"]\nseeds = [1, 1]\n[[family]]\nname = "framed"\nsizes = [4]\n')
+
+
+def test_families_override_keeps_only_those_named():
+    from edgematch.bench.suite import Overrides
+    from edgematch.errors import UsageError
+
+    whole = load_suite("scaling")
+    medium = load_suite("scaling", Overrides(families=("framed-medium",), seeds=(4, 5)))
+    assert {i.family for i in medium.instances} == {"framed-medium"}
+    assert len(medium.instances) == 2 * len({i.size for i in whole.instances if i.family == "framed-medium"})
+    with pytest.raises(UsageError, match="no family framed-tiny in the suite"):
+        load_suite("scaling", Overrides(families=("framed-tiny",)))
