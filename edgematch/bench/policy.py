@@ -69,12 +69,15 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, An
 
 
 def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, str]:
-    """The choice for one size class; where nothing was solved the data cannot rank backends, so the
-    choice of the size below (``fallback``) carries on."""
+    """The choice for one size class, scored over the instances some backend solved (one nobody solved adds
+    the same to every score and would only dilute the gains); where nothing was solved the data cannot rank
+    backends, so the choice of the size below (``fallback``) carries on."""
     by_backend: dict[str, dict[str, RunRecord]] = defaultdict(dict)
     for run in runs:
         by_backend[run.backend][run.instance] = run
-    instances = sorted({r.instance for r in runs})
+    instances = sorted({r.instance for r in runs if r.solved})
+    if not instances:
+        return fallback, f"nothing solved within {cutoff:g} s: kept {fallback}"
 
     def par2(*backends: str) -> float:
         race = RACE_SECONDS if len(backends) > 1 else 0.0
@@ -85,9 +88,8 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     best = ranked[0]
     solved = {b: sum(1 for r in by_backend[b].values() if r.solved) for b in ranked}
     shown = ", ".join(f"{b} {par2(b):.3g} s ({solved[b]}/{len(instances)})" for b in ranked[:2])
-    evidence = f"PAR2 {shown}"
-    if not solved[best]:
-        return fallback, f"nothing solved within {cutoff:g} s: kept {fallback}"
+    unsolved = len({r.instance for r in runs}) - len(instances)
+    evidence = f"PAR2 {shown}" + (f" ({unsolved} solved by none left out)" if unsolved else "")
     if fallback in by_backend and best != fallback and par2(fallback) <= TIE * par2(best):
         best = fallback
         evidence += f"; {fallback} {par2(fallback):.3g} s is within {TIE - 1:.0%}: kept {fallback}"
