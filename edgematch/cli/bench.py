@@ -342,6 +342,9 @@ def policy_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Policy file to write "
                                                 "(default: the one auto reads, edgematch/solvers/policy.toml).")]
     = None,
+    cite: Annotated[str | None, typer.Option(help="Where readers find the results, as the policy names it "
+                                             "(e.g. the curated exports in benchmarks/results; default: the --db "
+                                             "file name).")] = None,
 ) -> None:
     """Derive the auto policy from bench sessions: per question, puzzle kind and size, the backend (or a
     two-backend portfolio) with the lowest PAR2."""
@@ -352,7 +355,7 @@ def policy_command(
         _existing(db)
         with Store(db) as store:
             ids = session or [store.session().id]
-            text = policy_text(store, ids, db.name)
+            text = policy_text(store, ids, cite or db.name)
         target = output or default_policy_path()
         target.write_text(text, encoding="utf-8")
         from edgematch.solvers.policy import load_policy
