@@ -101,11 +101,12 @@ def markdown(summary: Summary) -> str:
         lines.append(f"| {backend} | {st.solved}/{st.total} | {st.par2:.3f} | {seconds(st.median)} | "
                      f"{seconds(st.max)} | {fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | "
                      f"{c['error']} | {c['wrong']} |")
-    if summary.against():
+    against = summary.against()
+    if against:
         lines += ["", "## Choosers against the best", "", CHOOSERS, "",
                   "| backend | total (s) | virtual best (s) | ratio | worst size class | its total (s) | "
                   "best single there | ratio |", "|---|---:|---:|---:|---|---:|---|---:|"]
-        for a in summary.against():
+        for a in against:
             lines.append(f"| {a.backend} | {a.total:.3f} | {a.best_total:.3f} | {a.ratio:.2f}x | "
                          f"{' '.join(a.worst_class)} | {a.worst_total:.3f} | {a.single} ({a.single_total:.3f} s) | "
                          f"{a.worst_ratio:.2f}x |")
