@@ -5,11 +5,38 @@ Every error edgematch raises on purpose subclasses :class:`EdgematchError`; anyt
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+ECHO_LIMIT = 40  # characters of a token an error line echoes back
+_RUN_LIMIT = 120  # a run without spaces longer than this in a message is cut (a safety net for echoed input)
+_MESSAGE_LIMIT = 1000  # characters of a message, at most
+_LONG_RUN = re.compile(rf"\S{{{_RUN_LIMIT + 1},}}")
+
+
+def quoted(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted for an error line (as ``repr``), cut to ``limit`` characters with an ellipsis:
+    an error line echoes a bad token, never a whole 100,000-character one."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def tidy(message: str) -> str:
+    """``message`` with overlong echoed input cut: runs without spaces over 120 characters keep their first
+    40, and the whole message its first 1,000 characters."""
+    message = _LONG_RUN.sub(lambda m: f"{m.group()[:ECHO_LIMIT]}… ({len(m.group()):,} characters)", message)
+    if len(message) > _MESSAGE_LIMIT:
+        message = f"{message[:_MESSAGE_LIMIT]}… ({len(message):,} characters)"
+    return message
 
 
 class EdgematchError(Exception):
-    """Base class of every error edgematch raises on purpose."""
+    """Base class of every error edgematch raises on purpose. Its text is :func:`tidy`: one readable line
+    even when the input it quotes is huge."""
+
+    def __str__(self) -> str:
+        return tidy(super().__str__())
 
 
 class PuzzleError(EdgematchError, ValueError):
@@ -23,7 +50,7 @@ class FormatError(EdgematchError, ValueError):
     """
 
     def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
-        self.message = message
+        self.message = tidy(message)
         self.path = str(path) if path is not None else None
         self.line = line
         super().__init__(str(self))

@@ -13,6 +13,7 @@ Glossary (used across the project):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,12 @@ RULES = ("same", "signed")
 
 Rule = Literal["same", "signed"]
 Edges = tuple[int, int, int, int]
+
+# Numbers in files: ASCII digits with an optional leading minus (Python's int() also takes "2_0", "２" and
+# "٢", which no puzzle file means), at most 18 digits, so every label fits a 64-bit integer in every backend.
+MAX_DIGITS = 18
+MAX_LABEL = 10**MAX_DIGITS - 1
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def rotate_edges(edges: Sequence[int], r: int) -> Edges:
@@ -49,6 +56,8 @@ class Tile:
         for x in edges:
             if isinstance(x, bool) or not isinstance(x, int):
                 raise PuzzleError(f"tile labels are integers, got {x!r} in {edges}")
+            if abs(x) > MAX_LABEL:
+                raise PuzzleError(f"tile labels are at most {MAX_DIGITS} digits long, got {x} in {edges}")
         object.__setattr__(self, "edges", edges)
 
     @classmethod
@@ -222,6 +231,9 @@ class Puzzle:
             if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
                 yield f"label {label}: name {name!r} must be a non-empty word without spaces or '#'"
                 continue
+            if not _printable(name):
+                yield f"label {label}: name {name!r} must be printable text"
+                continue
             if is_integer_word(name):
                 yield f"label {label}: name {name!r} looks like a number"
             if label not in used and (self.rule != "signed" or -label not in used):
@@ -234,6 +246,8 @@ class Puzzle:
             names[name] = label
         if not isinstance(self.name, str) or "\n" in self.name or "\r" in self.name or self.name != self.name.strip():
             yield f"the puzzle name must be one line without surrounding spaces, got {self.name!r}"
+        elif not _printable(self.name):
+            yield f"the puzzle name must be printable text, got {self.name!r}"
 
     # ----- geometry ---------------------------------------------------------------------------------
     @property
@@ -354,12 +368,30 @@ class Puzzle:
 
 
 def is_integer_word(word: str) -> bool:
-    """Whether ``word`` reads as an integer (label names must not, to stay unambiguous)."""
+    """Whether ``word`` is written as an integer: ASCII digits, optionally after a minus (label names
+    must not be, to stay unambiguous)."""
+    return _INTEGER.fullmatch(word) is not None
+
+
+def parse_integer(word: str) -> int:
+    """``word`` as an integer: ASCII digits with an optional leading minus, at most ``MAX_DIGITS`` digits.
+    Raises ValueError saying which rule it breaks (the readers add the file and line)."""
+    if _INTEGER.fullmatch(word) is None:
+        raise ValueError("not an integer")
+    digits = len(word.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise ValueError(f"{digits:,} digits; numbers have at most {MAX_DIGITS}")
+    return int(word)
+
+
+def _printable(text: str) -> bool:
+    """Whether ``text`` can be shown and saved: valid Unicode (no lone surrogates, which cannot be written
+    out) and no control characters other than tab (which would drive the terminal)."""
     try:
-        int(word)
-    except ValueError:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
         return False
-    return True
+    return not any(ch != "\t" and (ch < " " or "\x7f" <= ch <= "\x9f") for ch in text)
 
 
 def _pattern_name(key: tuple[int, ...]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgematch.core.formats.source import Source
+from edgematch.core.formats.source import Source, save
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import FormatError, UsageError
 
@@ -83,7 +83,7 @@ def _detect(source: Source, path: str | Path | None, solution: bool) -> Format:
 
 def detect_format(path: str | Path, solution: bool = False) -> str:
     """The name of the format of the file at ``path`` (by extension, then by content)."""
-    return _detect(Source.from_path(path), path, solution).name
+    return _detect(Source.from_path(path, "solution file" if solution else "puzzle file"), path, solution).name
 
 
 def _load_puzzle(source: Source, path: str | Path | None, format: str | None) -> Puzzle:
@@ -143,7 +143,7 @@ def write_puzzle(puzzle: Puzzle, path: str | Path | None = None, format: str | N
 
 def read_solution(path: str | Path, format: str | None = None, puzzle: Puzzle | None = None) -> Solution:
     """Read a solution file (native, JSON or .sol); ``puzzle`` gives the board size where the file does not."""
-    return _load_solution(Source.from_path(path), path, format, puzzle)
+    return _load_solution(Source.from_path(path, "solution file"), path, format, puzzle)
 
 
 def parse_solution(
@@ -166,10 +166,7 @@ def write_solution(
 
 
 def _save(path: str | Path, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise FormatError(f"cannot write: {exc.strerror or exc}", path) from None
+    save(path, text)
 
 
 __all__ = [

@@ -44,7 +44,7 @@ from math import isqrt
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile, is_integer_word
-from edgematch.errors import EdgematchError, FormatError
+from edgematch.errors import EdgematchError, FormatError, quoted
 
 _TOKEN = re.compile(
     r'(?P<space>\s+)|(?P<comment>;[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open>[(\[])'
@@ -53,6 +53,7 @@ _TOKEN = re.compile(
 _NAME_COMMENT = re.compile(r";+\s*name:\s*(.*?)\s*$")
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_!?*<>=/+.-]*$")
 RESERVED = {"with", "list", "def", "mac", "quote", "nil", "t"}
+MAX_DEPTH = 64  # lists nested deeper than this are refused (a tile list is 4 deep; the reader recurses)
 SKIPPED = {"def", "mac"}
 
 
@@ -73,14 +74,20 @@ class Node:
             return self.items[0].text
         return None
 
-    def show(self) -> str:
+    def show(self, limit: int = 40) -> str:
+        """The form as written, cut to about ``limit`` characters (error lines quote it)."""
         if self.kind == "atom":
-            return self.text
-        if self.kind == "string":
-            return f'"{self.text}"'
-        text = "(" + " ".join(item.show() for item in self.items) + ")"
-        text = ("'" if self.quoted else "") + text
-        return text if len(text) <= 40 else text[:37] + "..."
+            text = self.text
+        elif self.kind == "string":
+            text = f'"{self.text}"'
+        else:
+            parts: list[str] = []
+            for item in self.items:  # stop once the text is long enough: a list may hold 100,000 items
+                parts.append(item.show(limit))
+                if sum(map(len, parts)) > limit:
+                    break
+            text = ("'" if self.quoted else "") + "(" + " ".join(parts) + ")"
+        return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def parse(source: Source) -> tuple[list[Node], str]:
@@ -103,7 +110,7 @@ def parse(source: Source) -> tuple[list[Node], str]:
                 name = (found.group(1), line)
             continue
         if kind == "bad":
-            what = "unterminated string" if text == '"' else f"unexpected character {text!r}"
+            what = "unterminated string" if text == '"' else f"unexpected character {quoted(text)}"
             raise source.error(what, line)
         if kind == "quote":
             quote_line = line
@@ -117,6 +124,8 @@ def parse(source: Source) -> tuple[list[Node], str]:
             if closer[opener] != text:
                 raise source.error(f"{text!r} closes the {opener!r} opened on line {node.line}", line)
         elif kind == "open":
+            if len(stack) == MAX_DEPTH:
+                raise source.error(f"lists nested more than {MAX_DEPTH} deep", line)
             stack.append((Node("list", line, quoted=quote_line is not None), text))
             quote_line = None
             continue
@@ -185,13 +194,13 @@ class _Reader:
             if name_node.kind != "atom" or is_integer_word(name) or name in RESERVED or name in ("-", "="):
                 raise self.error(f"(with ...) binds names, got {name_node.show()}", name_node)
             if value_node.kind != "atom" or not is_integer_word(value_node.text):
-                raise self.error(f"(with ...) binds {name} to an integer label, got {value_node.show()}",
+                raise self.error(f"(with ...) binds {quoted(name)} to an integer label, got {value_node.show()}",
                                  value_node)
-            value = int(value_node.text)
+            value = self.source.int_word(value_node.text, value_node.line, "label")
             named = self.names.get(value)
             if named is not None and named[0] != name:
                 raise self.error(
-                    f"{named[0]!r} (line {named[1]}) and {name!r} both stand for label {value}; "
+                    f"{quoted(named[0])} (line {named[1]}) and {quoted(name)} both stand for label {value}; "
                     "a label has one name",
                     name_node,
                 )
@@ -224,12 +233,11 @@ class _Reader:
 
     def value(self, node: Node, env: dict[str, int]) -> int:
         if node.kind == "atom" and is_integer_word(node.text):
-            number = int(node.text)
+            number = self.source.int_word(node.text, node.line, "label")
         elif node.kind == "atom" and node.text in env:
             number = env[node.text]
         elif node.kind == "atom":
-            raise self.error(f"unknown label {node.text!r} (bind it first: (with ({node.text} 1 ...) ...))",
-                             node)
+            raise self.error(f"unknown label {quoted(node.text)} (bind it first: (with (NAME 1 ...) ...))", node)
         elif node.head == "-" and len(node.items) == 2:
             number = -self.value(node.items[1], env)
         else:

@@ -37,7 +37,7 @@ from edgematch.core.formats import Format
 from edgematch.core.formats.puz import FRAME, labels_of, numeric_frame, numeric_sniff, refusal
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Hint, Puzzle, Tile
-from edgematch.errors import FormatError, PuzzleError
+from edgematch.errors import FormatError, PuzzleError, quoted
 
 
 def board_size(pieces: int, frame_edges: int) -> tuple[int, int] | None:
@@ -118,7 +118,7 @@ def read(source: Source) -> Puzzle:
     first = lines[0]
     if len(first.words) != 1:
         raise source.error(
-            f"line 1 is the number of hints H (one number), got {len(first.words)} words: {first.text!r}",
+            f"line 1 is the number of hints H (one number), got {len(first.words)} words: {quoted(first.text)}",
             first,
         )
     count = source.int_word(first.words[0], first, "the number of hints")

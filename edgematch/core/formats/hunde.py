@@ -33,7 +33,7 @@ from edgematch.core.formats import Format
 from edgematch.core.formats.arc import refusal, square_side
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Puzzle, Tile
-from edgematch.errors import EdgematchError, FormatError
+from edgematch.errors import EdgematchError, FormatError, quoted
 
 HALVES = {"head": 1, "tail": -1}
 _WORD = r"[A-Za-z][A-Za-z0-9_'-]*"
@@ -48,10 +48,10 @@ _PATTERN = re.compile(r"[a-z][a-z0-9_']*(?:-[a-z0-9_']+)*$")
 def _edge(source: Source, text: str, line: Line) -> tuple[str, int]:
     words = text.split()
     if len(words) < 2 or words[-1].lower() not in HALVES:
-        raise source.error(f"expected 'PATTERN head' or 'PATTERN tail', got {text.strip()!r}", line)
+        raise source.error(f"expected 'PATTERN head' or 'PATTERN tail', got {quoted(text.strip())}", line)
     for word in words[:-1]:
         if not re.fullmatch(_WORD, word):
-            raise source.error(f"a pattern is made of words, got {' '.join(words[:-1])!r}", line)
+            raise source.error(f"a pattern is made of words, got {quoted(' '.join(words[:-1]))}", line)
     return "-".join(words[:-1]).lower(), HALVES[words[-1].lower()]
 
 

@@ -19,21 +19,53 @@ from typing import Any
 
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Source
-from edgematch.core.model import Hint, Puzzle, Solution, Tile
-from edgematch.errors import FormatError
+from edgematch.core.model import Hint, Puzzle, Solution, Tile, is_integer_word
+from edgematch.errors import FormatError, quoted
 
 VERSION = 1
+MAX_DEPTH = 32  # a puzzle nests 3 deep; Python's parser recurses, so 100,000 '[' would overflow its stack
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[{]|[\]}]')
+
+
+def _too_deep(text: str) -> int | None:
+    """The line where arrays and objects first nest deeper than ``MAX_DEPTH``, or None."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _show(value: Any) -> str:
+    """A JSON value as an error line quotes it: cut to about 40 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _load(source: Source, kind: str) -> dict[str, Any]:
+    deep = _too_deep(source.text)
+    if deep is not None:
+        raise source.error(f"invalid JSON: arrays and objects nested more than {MAX_DEPTH} deep", deep)
     try:
         data = json.loads(source.text)
     except json.JSONDecodeError as exc:
         raise source.error(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
+    except RecursionError:
+        raise source.error(f"invalid JSON: nested more than {MAX_DEPTH} deep", 1) from None
+    except ValueError:  # Python reads integers of at most 4,300 digits
+        long = re.search(r"[0-9]{4301,}", source.text)
+        digits = f" ({len(long.group()):,} digits)" if long else ""
+        line = source.text.count("\n", 0, long.start()) + 1 if long else 1
+        raise source.error(f"invalid JSON: number too long{digits}", line) from None
     if not isinstance(data, dict) or data.get("edgematch") != kind:
         raise source.error(f'expected a JSON object with "edgematch": "{kind}"', 1)
     if data.get("version", VERSION) != VERSION:
-        raise source.error(f"unsupported version {data.get('version')!r} (this reader knows {VERSION})", 1)
+        raise source.error(f"unsupported version {_show(data.get('version'))} (this reader knows {VERSION})", 1)
     return data
 
 
@@ -59,7 +91,7 @@ class _Fields:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self.error(key, f"expected {names}, got {json.dumps(value)}")
+            raise self.error(key, f"expected {names}, got {_show(value)}")
         return value
 
     def int_rows(self, key: str, width: int, default: Any = ...) -> list[tuple[int, ...]]:
@@ -69,7 +101,7 @@ class _Fields:
                 not isinstance(row, list) or len(row) != width
                 or any(isinstance(x, bool) or not isinstance(x, int) for x in row)
             ):
-                raise self.error(key, f"entry {i} must be a list of {width} integers, got {json.dumps(row)}")
+                raise self.error(key, f"entry {i} must be a list of {width} integers, got {_show(row)}")
         return [tuple(row) for row in rows]
 
 
@@ -78,10 +110,9 @@ def read(source: Source) -> Puzzle:
     labels_raw = f.get("labels", dict, {})
     labels = {}
     for key, name in labels_raw.items():
-        try:
-            labels[int(key)] = name
-        except ValueError:
-            raise f.error("labels", f"keys are integer labels, got {key!r}") from None
+        if not is_integer_word(key):
+            raise f.error("labels", f"keys are integer labels, got {quoted(key)}")
+        labels[source.int_word(key, _line_of(source, "labels"), '"labels" key')] = name
     frame = f.get("frame", (int, type(None)), None)
     return source.build(
         lambda: Puzzle(

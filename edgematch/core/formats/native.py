@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Line, Source
-from edgematch.core.model import Hint, Puzzle, Solution, Tile
+from edgematch.core.model import Hint, Puzzle, Solution, Tile, is_integer_word
+from edgematch.errors import quoted
 
 MAGIC = "edgematch"
 YES = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
@@ -36,7 +37,7 @@ def _header(source: Source, kind: str) -> tuple[Line, list[Line]]:
         raise source.error(f"only comments: expected the header line '{MAGIC} {kind}'", source.last_line)
     first = lines[0]
     if first.words[:2] != [MAGIC, kind]:
-        raise source.error(f"expected the header line '{MAGIC} {kind}', got {first.text!r}", first)
+        raise source.error(f"expected the header line '{MAGIC} {kind}', got {quoted(first.text)}", first)
     return first, lines[1:]
 
 
@@ -44,7 +45,7 @@ def _size(source: Source, line: Line, words: list[str]) -> tuple[int, int]:
     if len(words) == 1 and "x" in words[0].lower():
         words = words[0].lower().split("x")
     if len(words) != 2:
-        raise source.error(f"size needs a width and a height, got {' '.join(words)!r}", line)
+        raise source.error(f"size needs a width and a height, got {quoted(' '.join(words))}", line)
     width, height = (source.int_word(x, line, "size") for x in words)
     if width < 1 or height < 1:
         raise source.error(f"board size must be at least 1x1, got {width}x{height}", line)
@@ -72,11 +73,11 @@ def read(source: Source) -> Puzzle:
             fields["width"], fields["height"] = _size(source, line, args)
         elif key == "rule":
             if args not in (["same"], ["signed"]):
-                raise source.error(f"rule must be 'same' or 'signed', got {' '.join(args)!r}", line)
+                raise source.error(f"rule must be 'same' or 'signed', got {quoted(' '.join(args))}", line)
             fields["rule"] = args[0]
         elif key == "rotations":
             if len(args) != 1 or args[0].lower() not in YES:
-                raise source.error(f"rotations must be yes or no, got {' '.join(args)!r}", line)
+                raise source.error(f"rotations must be yes or no, got {quoted(' '.join(args))}", line)
             fields["rotations"] = YES[args[0].lower()]
         elif key == "frame":
             if len(args) != 1:
@@ -95,7 +96,7 @@ def read(source: Source) -> Puzzle:
         elif key == "hint":
             hints.append(Hint(*source.ints(Line(line.number, " ".join(args)), 3, "hint (cell tile rotation)")))
         else:
-            raise source.error(f"unknown keyword {line.words[0]!r}", line)
+            raise source.error(f"unknown keyword {quoted(line.words[0])}", line)
     if "size" not in seen:
         raise source.error("missing 'size W H' line", source.last_line)
     rule = str(fields.get("rule", "same"))
@@ -104,10 +105,9 @@ def read(source: Source) -> Puzzle:
     def label(word: str, line: Line) -> int:
         if word in names:
             return names[word]
-        try:
-            return int(word)
-        except ValueError:
-            raise source.error(f"unknown label {word!r} (declare it with a 'label' line)", line) from None
+        if is_integer_word(word):
+            return source.int_word(word, line, "label")
+        raise source.error(f"unknown label {quoted(word)} (declare it with a 'label' line)", line)
 
     tiles = []
     for line in tile_lines:
@@ -177,7 +177,7 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
         for word in line.words:
             parts = word.split(":")
             if len(parts) != 2:
-                raise source.error(f"a cell is tile:rotation, got {word!r}", line)
+                raise source.error(f"a cell is tile:rotation, got {quoted(word)}", line)
             cells.append((source.int_word(parts[0], line, "tile"), source.int_word(parts[1], line, "rotation")))
     return source.build(lambda: Solution(width, height, tuple(cells)), lines[0])
 

@@ -26,7 +26,7 @@ from edgematch.core.formats import Format
 from edgematch.core.formats.puz import numeric_frame, numeric_sniff, refusal
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Puzzle, Tile
-from edgematch.errors import FormatError
+from edgematch.errors import FormatError, quoted
 
 
 def read(source: Source) -> Puzzle:
@@ -35,7 +35,7 @@ def read(source: Source) -> Puzzle:
         raise source.error("empty file", 1)
     header = lines[0]
     if len(header.words) != 2:
-        raise source.error(f"expected the header 'R C' (rows cols), got {header.text!r}", header)
+        raise source.error(f"expected the header 'R C' (rows cols), got {quoted(header.text)}", header)
     rows, cols = (source.int_word(w, header, "header 'R C'") for w in header.words)
     if rows < 1 or cols < 1:
         raise source.error(f"board size must be at least 1x1, got {rows} rows and {cols} columns", header)

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Placement, Puzzle, Solution, Tile
-from edgematch.errors import EdgematchError, FormatError
+from edgematch.errors import EdgematchError, FormatError, quoted
 
 COMMENT = "c"
 FRAME = 0
@@ -74,12 +74,12 @@ def _names(source: Source, comments: list[Line], used: set[int]) -> tuple[str, d
         elif match := _LABEL.match(line.text):
             words = match.group(1).split()
             if len(words) != 2:
-                raise source.error(f"'c label:' needs a number and a name, got {match.group(1)!r}", line)
+                raise source.error(f"'c label:' needs a number and a name, got {quoted(match.group(1))}", line)
             number = source.int_word(words[0], line, "label number")
             if number in labels:
                 raise source.error(f"label {number} named twice", line)
             if number not in used:
-                raise source.error(f"label {number} is named {words[1]!r} but no tile carries it", line)
+                raise source.error(f"label {number} is named {quoted(words[1])} but no tile carries it", line)
             labels[number] = words[1]
     return (name[0] if name else ""), labels
 
@@ -169,7 +169,7 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
     for line in data:
         tile, col, row, rot = source.ints(line, 4, "placement (tile col row rot)")
         if tile < 0 or col < 0 or row < 0:
-            raise source.error(f"tile, col and row are 0-based and not negative: {line.text!r}", line)
+            raise source.error(f"tile, col and row are 0-based and not negative: {quoted(line.text)}", line)
         if not 0 <= rot < 4:
             raise source.error(f"rotation {rot} is not 0..3 (anticlockwise quarter turns)", line)
         if puzzle is not None:

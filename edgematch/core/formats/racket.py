@@ -86,7 +86,7 @@ def read(source: Source) -> Puzzle:
     for node in strings:
         word = node.text
         if len(word) != 4 or not all(ch.isascii() and ch.isalpha() for ch in word):
-            raise source.error(f"a tile is 4 letters (N E S W), got \"{word}\"", node.line)
+            raise source.error(f"a tile is 4 letters (N E S W), got {node.show()}", node.line)
         tiles.append(Tile(tuple(letter_label(ch) for ch in word)))  # type: ignore[arg-type]
     last = strings[-1].line if strings else first_line
     side = square_side(source, len(tiles), last)

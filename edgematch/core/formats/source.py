@@ -3,18 +3,84 @@
 A reader gets a :class:`Source`, walks its meaningful lines (comments and blanks dropped, numbers kept),
 and raises through :meth:`Source.error`. Model errors raised while building a puzzle are re-raised as
 format errors at the line that produced the offending data (:meth:`Source.build`).
+
+Files are read whole but never more than :data:`MAX_INPUT_BYTES` (64 MiB, far above any puzzle: an
+Eternity II board is 7 KiB), so ``/dev/zero`` or an endless pipe ends in one clear error; a named pipe
+with no writer reads as empty instead of waiting. Numbers are ASCII digits with an optional minus
+(:func:`edgematch.core.model.parse_integer`).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from edgematch.errors import FormatError, PuzzleError
+from edgematch.core.model import is_integer_word, parse_integer
+from edgematch.errors import FormatError, PuzzleError, quoted
 
 T = TypeVar("T")
+
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+def read_bytes(path: str | Path, what: str = "puzzle file") -> bytes:
+    """The bytes of the file at ``path`` (at most ``MAX_INPUT_BYTES``); problems are FormatErrors naming it."""
+    p = Path(path)
+    try:
+        # non-blocking open: a named pipe nobody writes to would otherwise wait forever in open()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise FormatError("no such file", p) from None
+    except IsADirectoryError:
+        raise FormatError(f"is a directory, not a {what}", p) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", p) from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise FormatError(f"is a directory, not a {what}", p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # a pipe with a writer is then read to its end
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", p) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_INPUT_BYTES:
+        raise FormatError(
+            f"larger than {MAX_INPUT_BYTES // 2**20} MiB, too large for a {what} (edgematch reads at most that)", p
+        )
+    return data
+
+
+def decode_text(data: bytes, path: str | Path | None = None, what: str = "puzzle file") -> str:
+    """``data`` as UTF-8 text (a BOM is dropped); NUL bytes or invalid UTF-8 are FormatErrors at their line."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise FormatError(f"binary data (NUL byte), not a text {what}", path, line)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from None
+
+
+def read_text(path: str | Path, what: str = "puzzle file") -> str:
+    """The UTF-8 text of the file at ``path``, read as :func:`read_bytes` and :func:`decode_text` do."""
+    return decode_text(read_bytes(path, what), path, what)
+
+
+def save(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path``; a failure, including a full disk, is a FormatError naming it."""
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+    except OSError as exc:
+        raise FormatError(f"cannot write: {exc.strerror or exc}", path) from None
 
 
 @dataclass(frozen=True)
@@ -37,31 +103,14 @@ class Source:
         self.path = str(path) if path is not None else "<input>"
 
     @classmethod
-    def from_path(cls, path: str | Path) -> Source:
-        """Read a file as UTF-8 text; a missing, unreadable, binary or empty file is a FormatError."""
-        p = Path(path)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise FormatError("no such file", p) from None
-        except IsADirectoryError:
-            raise FormatError("is a directory, not a puzzle file", p) from None
-        except OSError as exc:
-            raise FormatError(f"cannot read: {exc.strerror or exc}", p) from None
-        return cls.from_bytes(data, p)
+    def from_path(cls, path: str | Path, what: str = "puzzle file") -> Source:
+        """Read a file as UTF-8 text; a missing, unreadable, oversized, binary or empty file is a FormatError."""
+        return cls.from_bytes(read_bytes(path, what), path, what)
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: str | Path | None = None) -> Source:
-        if b"\x00" in data:
-            line = data[: data.index(b"\x00")].count(b"\n") + 1
-            raise FormatError("binary data (NUL byte), not a text puzzle file", path, line)
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise FormatError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", path, line) from None
-        source = cls(text, path)
-        if not text.strip():
+    def from_bytes(cls, data: bytes, path: str | Path | None = None, what: str = "puzzle file") -> Source:
+        source = cls(decode_text(data, path, what), path)
+        if not source.text.strip():
             raise FormatError("empty file", source.path, 1)
         return source
 
@@ -90,16 +139,19 @@ class Source:
         except PuzzleError as exc:
             raise self.error(str(exc), line) from None
 
-    def int_word(self, word: str, line: Line, what: str) -> int:
-        """``word`` as an integer, or a FormatError naming ``what`` was expected."""
+    def int_word(self, word: str, line: int | Line | None, what: str) -> int:
+        """``word`` as an integer (ASCII digits, optional minus, at most 18 digits), or a FormatError naming
+        ``what`` was expected."""
         try:
-            return int(word)
-        except ValueError:
-            raise self.error(f"{what} must be an integer, got {word!r}", line) from None
+            return parse_integer(word)
+        except ValueError as exc:
+            if is_integer_word(word):  # written as a number, but too long
+                raise self.error(f"{what}: number too long ({exc})", line) from None
+            raise self.error(f"{what} must be an integer, got {quoted(word)}", line) from None
 
     def ints(self, line: Line, count: int | None, what: str) -> list[int]:
         """All words of ``line`` as integers, checking there are exactly ``count`` of them."""
         words = line.words
         if count is not None and len(words) != count:
-            raise self.error(f"{what}: expected {count} numbers, got {len(words)}: {line.text!r}", line)
+            raise self.error(f"{what}: expected {count} numbers, got {len(words)}: {quoted(line.text)}", line)
         return [self.int_word(word, line, what) for word in words]
