@@ -1,5 +1,10 @@
 """The library calls: ``solve``, ``solutions`` and ``count``, for any backend by name.
 
+``puzzle`` is a :class:`Puzzle` or the path of a puzzle file (``str`` or ``pathlib.Path``, any readable
+format). Arguments are checked before anything runs, each bad one a :class:`UsageError`: ``time_limit`` a
+finite number of seconds up to ``MAX_TIME_LIMIT``, ``workers`` a whole number up to :func:`max_workers`,
+``limit`` a whole number from 1.
+
 Every solution a backend returns goes through the independent checker before it reaches the caller;
 a backend that returns an invalid one raises :class:`BackendError` (never a silent wrong answer).
 ``backend="auto"`` picks a backend for the puzzle and question by the measured policy
@@ -8,38 +13,131 @@ a backend that returns an invalid one raises :class:`BackendError` (never a sile
 
 from __future__ import annotations
 
+import math
+import numbers
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Question, Result, Task, get_backend
+from edgematch.solvers.base import Backend, Question, Result, Task, get_backend
 from edgematch.solvers.policy import choose
 
 AUTO = "auto"
+PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzle file
+QUESTIONS = ("first", "all", "count")
+# A time limit is a finite number of seconds up to 10,000,000 (about 116 days; None means no limit): the
+# limit becomes deadlines, waits and the bench's hard kill, which overflow or never fire on inf, nan or 1e308.
+MAX_TIME_LIMIT = 10_000_000.0
+# ``workers`` up to the larger of 16 and 4 x usable cores. The search is CPU-bound, so processes beyond the
+# cores only time-share (a few more even out uneven parts of the tree); hundreds cost seconds to start and
+# stop, memory, and overran the time limit (workers=10000 started about 1,250 processes). The floor of 16
+# keeps a script that asks for 8 or 16 working on a small CI machine.
+MIN_WORKERS_CAP = 16
+WORKERS_PER_CORE = 4
 
 
-def choose_backend(puzzle: Puzzle, question: Question = "first", workers: int = 1, **options: Any) -> str:
+def max_workers() -> int:
+    """The most ``workers`` a call may ask for on this machine: max(16, 4 x usable cores)."""
+    from edgematch.solvers.processes import usable_cores
+
+    return max(MIN_WORKERS_CAP, WORKERS_PER_CORE * usable_cores())
+
+
+def seconds_problem(value: object) -> str | None:
+    """Why ``value`` is not a usable time limit in seconds (a finite number in (0, MAX_TIME_LIMIT]), or None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return f"must be a number of seconds, got {_shown(value)}"
+    if math.isnan(value) or value <= 0:
+        return f"must be a positive number of seconds, got {value}"
+    if value > MAX_TIME_LIMIT:
+        return f"must be at most {MAX_TIME_LIMIT:,.0f} seconds (about 116 days), got {value:g}"
+    return None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _whole(value: object, what: str, most: int, why: str = "") -> int:
+    """``value`` as a whole number from 1 to ``most``, else a UsageError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageError(f"{what} must be a whole number, got {_shown(value)}")
+    if not 1 <= value <= most:
+        raise UsageError(f"{what} must be from 1 to {most:,}{why}, got {value}")
+    return int(value)
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` checked: a whole number from 1 to :func:`max_workers`."""
+    cap = max_workers()
+    from edgematch.solvers.processes import usable_cores
+
+    why = f" here (the larger of {MIN_WORKERS_CAP} and {WORKERS_PER_CORE} x the {usable_cores()} usable cores)"
+    return _whole(workers, "workers", cap, why)
+
+
+def as_puzzle(puzzle: object) -> Puzzle:
+    """A Puzzle as given, or read from a file path (``str`` or ``os.PathLike``); anything else is a UsageError."""
+    if isinstance(puzzle, Puzzle):
+        return puzzle
+    if isinstance(puzzle, (str, os.PathLike)):
+        from edgematch.core.formats import read_puzzle
+
+        return read_puzzle(Path(puzzle))
+    raise UsageError(
+        f"puzzle must be an edgematch.Puzzle or the path of a puzzle file (str or pathlib.Path), "
+        f"got {type(puzzle).__name__}"
+    )
+
+
+def _backend(backend: object) -> Backend:
+    if not isinstance(backend, str):
+        raise UsageError(f"backend must be a name such as 'auto' or 'native', got {type(backend).__name__}")
+    return get_backend(backend)
+
+
+def _question(question: object) -> Question:
+    if question not in QUESTIONS:
+        raise UsageError(f"question must be one of {', '.join(QUESTIONS)}, got {_shown(question)}")
+    return question  # type: ignore[return-value]
+
+
+def choose_backend(puzzle: PuzzleLike, question: Question = "first", workers: int = 1,
+                   **options: Any) -> str:
     """The backend ``auto`` uses for this puzzle and question (and these workers and backend options),
-    as a ``name[:sub]`` string."""
-    return choose(puzzle, question, Task(question, workers=workers, options=options)).backend
+    as a ``name[:sub]`` string. ``puzzle`` may be a file path."""
+    question = _question(question)
+    return choose(as_puzzle(puzzle), question, Task(question, workers=check_workers(workers), options=options)).backend
 
 
-def explain(puzzle: Puzzle, question: Question = "first", workers: int = 1, **options: Any) -> str:
+def explain(puzzle: PuzzleLike, question: Question = "first", workers: int = 1,
+            **options: Any) -> str:
     """Which backend ``auto`` picks for this puzzle and question, and the measured reason."""
-    return choose(puzzle, question, Task(question, workers=workers, options=options)).reason
+    question = _question(question)
+    return choose(as_puzzle(puzzle), question, Task(question, workers=check_workers(workers), options=options)).reason
 
 
 def _task(question: Question, time_limit: float | None, workers: int, limit: int | None, distinct: bool,
           progress: Callable[[dict[str, float]], None] | None, options: dict[str, Any]) -> Task:
-    if time_limit is not None and time_limit <= 0:
-        raise UsageError(f"time limit must be positive, got {time_limit}")
-    if workers < 1:
-        raise UsageError(f"workers must be at least 1, got {workers}")
-    if limit is not None and limit < 1:
-        raise UsageError(f"solution limit must be at least 1, got {limit}")
+    if time_limit is not None:
+        problem = seconds_problem(time_limit)
+        if problem:
+            raise UsageError(f"time limit {problem}")
+        time_limit = float(time_limit)
+    workers = check_workers(workers)
+    if limit is not None:
+        limit = _whole(limit, "solution limit", sys.maxsize)
+    if not isinstance(distinct, bool):
+        raise UsageError(f"distinct must be True or False, got {_shown(distinct)}")
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be a function taking a dict of figures, got {type(progress).__name__}")
     return Task(question, time_limit, limit, distinct, workers, dict(options), progress)
 
 
@@ -58,43 +156,51 @@ def _verify(puzzle: Puzzle, solution: Solution, backend: str) -> None:
 
 
 def solve(
-    puzzle: Puzzle, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
+    puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
     progress: Callable[[dict[str, float]], None] | None = None, **options: Any,
 ) -> Result:
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``."""
     task = _task("first", time_limit, workers, None, False, progress, options)
-    return _checked(puzzle, get_backend(backend).run(puzzle, task))
+    puzzle = as_puzzle(puzzle)
+    return _checked(puzzle, _backend(backend).run(puzzle, task))
 
 
 def solve_all(
-    puzzle: Puzzle, backend: str = AUTO, limit: int | None = None, time_limit: float | None = None,
+    puzzle: PuzzleLike, backend: str = AUTO, limit: int | None = None, time_limit: float | None = None,
     workers: int = 1, distinct: bool = False, progress: Callable[[dict[str, float]], None] | None = None,
     **options: Any,
 ) -> Result:
     """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished."""
     task = _task("all", time_limit, workers, limit, distinct, progress, options)
-    return _checked(puzzle, get_backend(backend).run(puzzle, task))
+    puzzle = as_puzzle(puzzle)
+    return _checked(puzzle, _backend(backend).run(puzzle, task))
 
 
 def solutions(
-    puzzle: Puzzle, backend: str = AUTO, limit: int | None = None, time_limit: float | None = None,
-    **options: Any,
+    puzzle: PuzzleLike, backend: str = AUTO, limit: int | None = None,
+    time_limit: float | None = None, **options: Any,
 ) -> Iterator[Solution]:
-    """Raw solutions one at a time, found lazily (stops after ``limit`` or at the time limit)."""
+    """Raw solutions one at a time, found lazily (stops after ``limit`` or at the time limit). The
+    arguments are checked at once, before the first solution is asked for."""
     task = _task("all", time_limit, 1, limit, False, None, options)
-    chosen = get_backend(backend)
+    puzzle = as_puzzle(puzzle)
+    return _lazily(puzzle, _backend(backend), task)
+
+
+def _lazily(puzzle: Puzzle, chosen: Backend, task: Task) -> Iterator[Solution]:
     for n, solution in enumerate(chosen.iter_solutions(puzzle, task), start=1):
         _verify(puzzle, solution, chosen.full_name)
         yield solution
-        if limit is not None and n >= limit:
+        if task.limit is not None and n >= task.limit:
             return
 
 
 def count(
-    puzzle: Puzzle, distinct: bool = False, backend: str = AUTO, time_limit: float | None = None,
+    puzzle: PuzzleLike, distinct: bool = False, backend: str = AUTO, time_limit: float | None = None,
     workers: int = 1, progress: Callable[[dict[str, float]], None] | None = None, **options: Any,
 ) -> Result:
     """Count solutions: ``result.count`` (raw) and with ``distinct=True`` also ``result.distinct``.
     On a timeout the counts are lower bounds and the status says ``timeout``."""
     task = _task("count", time_limit, workers, None, distinct, progress, options)
-    return _checked(puzzle, get_backend(backend).run(puzzle, task))
+    puzzle = as_puzzle(puzzle)
+    return _checked(puzzle, _backend(backend).run(puzzle, task))
