@@ -55,7 +55,7 @@ def _fail(message: str) -> NoReturn:
 
 def load_commands() -> typer.Typer:
     """The app with every command registered (each command module adds its own to ``app``)."""
-    from edgematch.cli import bench, cnf, commands, solve  # noqa: F401
+    from edgematch.cli import bench, cnf, commands, solve, xcheck  # noqa: F401
 
     return app
 
