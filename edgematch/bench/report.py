@@ -15,7 +15,8 @@ from typing import Any
 from edgematch.bench import plots
 from edgematch.bench.store import Store
 from edgematch.bench.summary import VIRTUAL_BEST, Stats, Summary, summarise
-from edgematch.errors import MissingDependencyError, UsageError
+from edgematch.core.formats.source import save
+from edgematch.errors import FormatError, MissingDependencyError, UsageError
 
 
 @dataclass
@@ -178,14 +179,19 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
     if not summary.runs:
         raise UsageError(f"{store.path}: session {found.id} has no finished runs to report")
     out = out or Path("reports") / f"session-{found.id}"
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise FormatError("not a folder: the report is written into a folder (report.md, report.html)", out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
     written = Written(out / "report.md", None)
-    written.markdown.write_text(markdown(summary), encoding="utf-8")
+    save(written.markdown, markdown(summary))
     try:
         page = html(summary, scatter)
     except MissingDependencyError as exc:
         written.problem = str(exc)
     else:
         written.html = out / "report.html"
-        written.html.write_text(page, encoding="utf-8")
+        save(written.html, page)
     return written

@@ -19,6 +19,11 @@ Suite file::
     framed = true
     border_colours = 3
     inner_colours = "size-2"
+
+Every value is checked when the suite loads, and a bad one is named with its file and line: ``timeout`` is
+a finite number of seconds up to ``MAX_TIME_LIMIT`` (10,000,000), backends are known names, sizes and
+colour counts are ASCII numbers. A bad command-line setting (``--timeout``, ``--backends``, ...) is named
+by its option instead.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.core.formats import read_puzzle
+from edgematch.core.formats.source import read_text
 from edgematch.core.generator import GeneratorSpec, generate
-from edgematch.core.model import Puzzle
-from edgematch.errors import EdgematchError, FormatError, UsageError
+from edgematch.core.model import RULES, Puzzle
+from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted
+from edgematch.solvers.api import seconds_problem
 
 TASKS = ("first", "count")
 _FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations"}
@@ -123,9 +130,17 @@ class Overrides:
 
     def __post_init__(self) -> None:
         if self.task is not None and self.task not in TASKS:
-            raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {self.task!r}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got {self.timeout:g}")
+            raise UsageError(f"--task must be one of {', '.join(TASKS)}, got {quoted(self.task)}")
+        problem = None if self.timeout is None else seconds_problem(self.timeout)
+        if problem:
+            raise UsageError(f"--timeout {problem}")
+
+    def options(self) -> dict[str, str]:
+        """The suite settings these overrides replace, each with the option that set it."""
+        given = {"backends": "--backends", "seeds": "--seeds", "sizes": "--sizes", "timeout": "--timeout",
+                 "task": "--task", "colours": "--colours", "inner_colours": "--colours"}
+        return {key: option for key, option in given.items()
+                if getattr(self, "colours" if key == "inner_colours" else key) not in ((), None)}
 
     def apply(self, data: dict[str, Any]) -> dict[str, Any]:
         """The suite's TOML data with these settings in place (checked afterwards like the file's own)."""
@@ -148,9 +163,9 @@ class Overrides:
                 continue
             family = dict(family)
             if self.sizes:
-                family["sizes"] = [int(s) if s.isdigit() else s for s in self.sizes]
+                family["sizes"] = [_number(s) for s in self.sizes]
             if self.colours is not None:
-                colours = int(self.colours) if self.colours.isdigit() else self.colours
+                colours = _number(self.colours)
                 family["inner_colours" if family.get("framed") else "colours"] = colours
             families.append(family)
         data["family"] = families
@@ -173,8 +188,30 @@ def load_suite(name_or_path: str | Path, overrides: Overrides | None = None) -> 
         if not path.is_file():
             known = ", ".join(builtin_suites())
             raise FormatError(f"no such suite file or folder (built-in suites: {known})", path)
-        text, where = path.read_text(encoding="utf-8"), str(path)
-    return parse_suite(text, where, overrides)
+        text, where = read_text(path, "suite file"), str(path)
+    return parse_suite(text, where, overrides, check_backends=True)
+
+
+def _number(text: str) -> int | str:
+    """A command-line size or colour count: a number when it is ASCII digits (at most 9), else as given."""
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text) else text
+
+
+def _locate(text: str, key: str, family: str | None = None, value: str | None = None) -> int | None:
+    """The line of ``key`` (in the ``[[family]]`` table named ``family``, at ``value`` in its list), or None."""
+    start = 0
+    if family is not None:
+        named = re.search(rf"^\s*name\s*=\s*[\"']{re.escape(family)}[\"']", text, re.M)
+        headers = [m.start() for m in re.finditer(r"^\s*\[\[\s*family\s*\]\]", text, re.M)]
+        before = [h for h in headers if named is None or h < named.start()]
+        start = before[-1] if before else 0
+    if key == "family":
+        match = re.compile(r"^\s*\[\[\s*family\s*\]\]", re.M).search(text, start)
+    else:
+        match = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(text, start)
+        if match and value is not None:
+            match = re.compile(rf"[\"']{re.escape(value)}[\"']").search(text, match.start()) or match
+    return text.count("\n", 0, match.start()) + 1 if match else None
 
 
 # solution files may sit beside the puzzles in a folder; they are not instances
@@ -201,37 +238,55 @@ def folder_suite(folder: Path, overrides: Overrides) -> Suite:
                  overrides.backends or DEFAULT_BACKENDS, tuple(instances))
 
 
-def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None = None) -> Suite:
+def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None = None,
+                check_backends: bool = False) -> Suite:
+    """The suite in TOML ``text`` (read from ``where``); ``check_backends`` also refuses unknown backend names
+    (at their line) here rather than when the bench starts."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
         line = int(found.group(1)) if found else max(1, len(text.rstrip("\n").split("\n")))  # "end of document"
         raise FormatError(f"invalid TOML: {exc}", where, line) from None
+    except RecursionError:  # tomllib recurses into nested arrays
+        raise FormatError("invalid TOML: arrays nested too deeply", where, 1) from None
+    except ValueError:  # an integer of more than 4,300 digits
+        long = re.search(r"[0-9_]{4301,}", text)
+        line = text.count("\n", 0, long.start()) + 1 if long else None
+        raise FormatError("invalid TOML: number too long", where, line) from None
+    given = overrides.options() if overrides is not None else {}
     if overrides is not None:
         data = overrides.apply(data)
 
-    def fail(key: str, message: str) -> FormatError:
-        match = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.M)
-        return FormatError(f"{key}: {message}", where, text.count("\n", 0, match.start()) + 1 if match else None)
+    def fail(key: str, message: str, family: str | None = None, value: str | None = None) -> EdgematchError:
+        if key in given:
+            return UsageError(f"{given[key]}: {message}")
+        return FormatError(f"{key}: {message}", where, _locate(text, key, family, value))
 
     unknown = set(data) - _SUITE_KEYS
     if unknown:
         raise fail(sorted(unknown)[0], f"unknown setting (known: {', '.join(sorted(_SUITE_KEYS))})")
     task = data.get("task", "first")
     if task not in TASKS:
-        raise fail("task", f"must be one of {', '.join(TASKS)}, got {task!r}")
+        raise fail("task", f"must be one of {', '.join(TASKS)}, got {quoted(str(task))}")
     timeout = data.get("timeout", 20.0)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise fail("timeout", f"must be a positive number of seconds, got {timeout!r}")
+    problem = seconds_problem(timeout)
+    if problem:
+        raise fail("timeout", problem)
     seeds = data.get("seeds", [1])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool)
+                                                           for s in seeds):
         raise fail("seeds", "must be a non-empty list of integers")
     backends = data.get("backends")
     if not isinstance(backends, list) or not backends or not all(isinstance(b, str) for b in backends):
         raise fail("backends", "must be a non-empty list of backend names")
+    if check_backends:
+        for name in backends:
+            problem = _backend_problem(name)
+            if problem:
+                raise fail("backends", problem, value=name)
     families = data.get("family")
-    if not isinstance(families, list) or not families:
+    if not isinstance(families, list) or not families or not all(isinstance(f, dict) for f in families):
         raise fail("family", "at least one [[family]] table is needed")
     instances = [inst for family in families for inst in _family(family, seeds, fail)]
     keys = [i.key for i in instances]
@@ -240,6 +295,20 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
     return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), task,
                  float(timeout), tuple(seeds), tuple(backends), tuple(instances))
+
+
+def _backend_problem(name: str) -> str | None:
+    """Why ``name`` is not a backend (unknown name or option), or None; a missing library is left to
+    the bench's own check, which names the extra to install."""
+    from edgematch.solvers.base import get_backend
+
+    try:
+        get_backend(name)
+    except MissingDependencyError:
+        return None
+    except UsageError as exc:
+        return str(exc)
+    return None
 
 
 def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
@@ -251,7 +320,13 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
         raise fail("name", "every [[family]] needs a name")
     sizes = family.get("sizes")
     if not isinstance(sizes, list) or not sizes:
-        raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed")
+        raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed", name)
+    for key in ("framed", "rotations"):
+        if not isinstance(family.get(key, True), bool):
+            raise fail(key, f"family {name}: true or false, got {quoted(str(family[key]))}", name)
+    rule = family.get("rule", "same")
+    if rule not in RULES:
+        raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {quoted(str(rule))}", name)
     out = []
     for size in sizes:
         width, height = _size(size, name, fail)
@@ -259,11 +334,10 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
             colours = {k: _colours(family.get(k), k, width, name, fail)
                        for k in ("colours", "border_colours", "inner_colours") if k in family}
             try:
-                spec = GeneratorSpec(width, height, framed=bool(family.get("framed", False)),
-                                     rule=family.get("rule", "same"), rotations=bool(family.get("rotations", True)),
-                                     seed=seed, **colours)
+                spec = GeneratorSpec(width, height, framed=family.get("framed", False), rule=rule,
+                                     rotations=family.get("rotations", True), seed=seed, **colours)
             except EdgematchError as exc:  # the generator's own checks
-                raise fail("sizes", f"family {name}: {exc}") from None
+                raise fail("sizes", f"family {name}: {exc}", name) from None
             out.append(Instance(name, f"{width}x{height}", seed, spec))
     return out
 
@@ -271,9 +345,10 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
 def _size(value: Any, family: str, fail) -> tuple[int, int]:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value, value
-    match = re.fullmatch(r"(\d+)x(\d+)", str(value))
+    match = re.fullmatch(r"([0-9]{1,9})x([0-9]{1,9})", str(value))
     if not match or min(int(match.group(1)), int(match.group(2))) < 1:
-        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {value!r}")
+        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {quoted(str(value))}",
+                   family)
     return int(match.group(1)), int(match.group(2))
 
 
@@ -281,11 +356,12 @@ def _colours(value: Any, key: str, side: int, family: str, fail) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         count = value
     else:
-        match = re.fullmatch(r"size\s*(?:([+-])\s*(\d+))?", str(value).strip())
+        match = re.fullmatch(r"size\s*(?:([+-])\s*([0-9]{1,9}))?", str(value).strip())
         if not match:
-            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got {value!r}")
+            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got "
+                            f"{quoted(str(value))}", family)
         delta = int(match.group(2) or 0) * (-1 if match.group(1) == "-" else 1)
         count = side + delta
     if count < 1:
-        raise fail(key, f"family {family}: {count} colours at size {side}")
+        raise fail(key, f"family {family}: {count} colours at size {side}", family)
     return count

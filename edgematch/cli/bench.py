@@ -23,7 +23,9 @@ from rich.table import Table
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import Instance, Overrides, Suite, load_suite
 from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
-from edgematch.errors import UsageError
+from edgematch.core.formats.source import save
+from edgematch.core.model import parse_integer
+from edgematch.errors import UsageError, quoted
 
 if TYPE_CHECKING:
     from edgematch.bench.store import Store
@@ -58,9 +60,9 @@ def _items(value: str | None, what: str) -> tuple[str, ...]:
 def _overrides(backends: str | None, sizes: str | None, colours: str | None, seeds: str | None,
                timeout: float | None, task: str | None, families: str | None) -> Overrides:
     try:
-        seed_list = tuple(int(s) for s in _items(seeds, "--seeds"))
+        seed_list = tuple(parse_integer(s) for s in _items(seeds, "--seeds"))
     except ValueError:
-        raise UsageError(f"--seeds wants integers, got {seeds!r}") from None
+        raise UsageError(f"--seeds wants integers (ASCII digits), got {quoted(seeds or '')}") from None
     return Overrides(_items(backends, "--backends"), _items(sizes, "--sizes"), colours, seed_list, timeout, task,
                      _items(families, "--families"))
 
@@ -142,6 +144,7 @@ def bench(
             _list(db)
             return
         overrides = _overrides(backends, sizes, colours, seeds, timeout, task, families)
+        _check_jobs(jobs)
         with Store(db) as store:
             if resume:
                 if overrides != Overrides() or target != "default":
@@ -177,6 +180,15 @@ def bench(
             wrong = _finish(store, number, output, report)
         if wrong:
             raise typer.Exit(EXIT_INVALID)
+
+
+def _check_jobs(jobs: int) -> None:
+    """--jobs runs at once, each a process: at most what ``workers`` may ask for (max(16, 4 x cores))."""
+    from edgematch.solvers.api import max_workers
+
+    if jobs > max_workers():
+        raise UsageError(f"--jobs must be at most {max_workers()} here (the larger of 16 and 4 x the usable cores), "
+                         f"got {jobs}")
 
 
 def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
@@ -325,7 +337,7 @@ def export(
         if output is None:
             typer.echo(text, nl=False)
         else:
-            output.write_text(text, encoding="utf-8")
+            save(output, text)
             err.print(f"wrote {output}")
 
 
@@ -357,7 +369,7 @@ def policy_command(
             ids = session or [store.session().id]
             text = policy_text(store, ids, cite or db.name)
         target = output or default_policy_path()
-        target.write_text(text, encoding="utf-8")
+        save(target, text)
         from edgematch.solvers.policy import load_policy
 
         rules = load_policy(target).rules
