@@ -18,7 +18,7 @@ from edgematch.cli.solve import OptionOpt, backend_options
 from edgematch.core import formats as fmt
 from edgematch.core.checker import check
 from edgematch.core.formats.source import Source
-from edgematch.errors import FormatError
+from edgematch.errors import FormatError, UsageError
 
 
 def _cnf_options(pairs: list[str] | None):
@@ -53,11 +53,17 @@ def encode_cmd(
 
 def read_header(source: Source) -> tuple[str, str, tuple[int, int]]:
     """The options, puzzle fingerprint and ``p cnf`` counts recorded in an edgematch DIMACS file."""
+    from edgematch.encodings.cnf import CnfOptions
+
     options, puzzle, counts = None, "", None
     for line in source.lines(comment=None):
         words = line.words
         if words[:2] == ["c", "options"]:
             options = " ".join(words[2:])
+            try:
+                CnfOptions.parse(options)
+            except UsageError as exc:
+                raise source.error(str(exc), line) from None
         elif words[:2] == ["c", "puzzle"] and len(words) == 3:
             puzzle = words[2]
         elif words[:2] == ["p", "cnf"] and len(words) == 4:
@@ -68,8 +74,9 @@ def read_header(source: Source) -> tuple[str, str, tuple[int, int]]:
     return options, puzzle, counts
 
 
-def read_model(source: Source) -> list[int]:
-    """The literals of a SAT solver's answer: ``v`` lines (or bare numbers); UNSAT is an error."""
+def read_model(source: Source, lines: dict[int, int] | None = None) -> list[int]:
+    """The literals of a SAT solver's answer: ``v`` lines (or bare numbers); UNSAT is an error. With
+    ``lines``, each literal's first line number is recorded there (so later errors can name it)."""
     literals: list[int] = []
     for line in source.lines(comment=None):
         words = line.words
@@ -81,7 +88,11 @@ def read_model(source: Source) -> list[int]:
             continue
         if words[0] == "v":
             words = words[1:]
-        literals.extend(source.int_word(w, line, "a literal") for w in words)
+        found = [source.int_word(w, line, "a literal") for w in words]
+        literals.extend(found)
+        if lines is not None:
+            for lit in found:
+                lines.setdefault(lit, line.number)
     literals = [lit for lit in literals if lit != 0]
     if not literals:
         raise source.error("no model: expected 'v' lines with literals", source.last_line)
@@ -99,18 +110,22 @@ def decode_cmd(
     """Turn an external SAT solver's model into a checked solution. Exit 0 valid, 1 invalid."""
     from edgematch.core import render
     from edgematch.core.tiletypes import decode
-    from edgematch.encodings.cnf import CnfOptions, encode, fingerprint
+    from edgematch.encodings.cnf import CnfOptions, ModelError, encode, fingerprint
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)
-        header = Source.from_path(cnf)
+        header = Source.from_path(cnf, "DIMACS file")
         options, made_from, counts = read_header(header)
         enc = encode(puzzle, CnfOptions.parse(options))
         if made_from != fingerprint(puzzle) or counts != (enc.variables, len(enc.clauses)):
             raise FormatError(
                 f"this CNF ({counts[0]} variables, {counts[1]} clauses) was not made from {file} "
                 f"(which gives {enc.variables} and {len(enc.clauses)})", cnf, 1)
-        board = enc.decode(read_model(Source.from_path(model)))
+        lines: dict[int, int] = {}
+        try:
+            board = enc.decode(read_model(Source.from_path(model, "SAT solver output"), lines))
+        except ModelError as exc:
+            raise FormatError(exc.message, model, lines.get(exc.literal)) from None
         missing = [c for c in enc.domains.cells if board[c] is None]
         if missing:
             raise FormatError(f"the model places no tile on cell(s) {', '.join(map(str, missing[:10]))}", model)

@@ -21,9 +21,10 @@ from edgematch.cli.main import EXIT_INVALID, app, out, reported
 from edgematch.core import formats as fmt
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
+from edgematch.core.formats.source import save
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
-from edgematch.core.model import Puzzle
-from edgematch.errors import UsageError
+from edgematch.core.model import Puzzle, parse_integer
+from edgematch.errors import UsageError, quoted
 
 FormatOpt = Annotated[
     str | None, typer.Option("--format", "-f", help="Input format (default: from extension or content).")
@@ -34,13 +35,13 @@ def parse_size(text: str) -> tuple[int, int]:
     """``4x5`` (width x height) or ``4`` (square)."""
     parts = text.lower().split("x")
     try:
-        numbers = [int(p) for p in parts]
+        numbers = [parse_integer(p) for p in parts]
     except ValueError:
-        raise UsageError(f"size must look like 4x4 or 4, got {text!r}") from None
+        raise UsageError(f"size must look like 4x4 or 4, got {quoted(text)}") from None
     if len(numbers) == 1:
         numbers *= 2
     if len(numbers) != 2 or min(numbers) < 1:
-        raise UsageError(f"size must look like 4x4 or 4 with positive numbers, got {text!r}")
+        raise UsageError(f"size must look like 4x4 or 4 with positive numbers, got {quoted(text)}")
     return numbers[0], numbers[1]
 
 
@@ -51,13 +52,7 @@ def emit(text: str | bytes, path: Path | None) -> None:
             raise UsageError("binary output (PNG) needs -o FILE")
         sys.stdout.write(text)
         return
-    try:
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    save(path, text)
 
 
 class Rule(StrEnum):

@@ -43,7 +43,8 @@ def reported() -> Iterator[None]:
     except EdgematchError as exc:
         _fail(str(exc))
     except OSError as exc:  # a file that cannot be written or read: name it, no traceback
-        _fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+        problem = exc.strerror or str(exc) or type(exc).__name__
+        _fail(f"{exc.filename}: {problem}" if exc.filename else problem)
     except sqlite3.Error as exc:
         _fail(f"results database: {exc}")
 

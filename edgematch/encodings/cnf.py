@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import board_turns
 from edgematch.core.tiletypes import Board, TileTypes
 from edgematch.encodings.domains import Domains, anchor, domains
-from edgematch.errors import UsageError
+from edgematch.errors import FormatError, UsageError, quoted
 
 AMO_ENCODINGS = ("pairwise", "seqcounter", "ladder", "totalizer", "bitwise", "sortnetwrk", "cardnetwrk",
                  "mtotalizer", "kmtotalizer")
@@ -59,12 +60,26 @@ class CnfOptions:
 
     @classmethod
     def parse(cls, text: str) -> CnfOptions:
-        """The inverse of :meth:`words` (for the DIMACS header)."""
+        """The inverse of :meth:`words` (for the DIMACS header); anything else is a UsageError."""
+        known = [f.name for f in fields(cls)]
         values: dict[str, Any] = {}
         for word in text.split():
             key, _, value = word.partition("=")
+            if key not in known:
+                raise UsageError(f"unknown CNF option {quoted(key)} (known: {', '.join(known)})")
+            if key != "amo" and value not in ("0", "1"):
+                raise UsageError(f"CNF option {key} is 0 or 1, got {quoted(value)}")
             values[key] = value if key == "amo" else value == "1"
         return cls(**values)
+
+
+class ModelError(FormatError):
+    """A SAT model that describes no board (two tiles on a cell, a tile used too often); ``literal`` is
+    the variable that breaks it, so a reader can name its line."""
+
+    def __init__(self, message: str, literal: int):
+        super().__init__(message)
+        self.literal = literal
 
 
 @dataclass
@@ -86,12 +101,25 @@ class CnfEncoding:
         return self.pool.top
 
     def decode(self, model: Iterable[int]) -> Board:
-        """The board a model describes (its true placement variables)."""
+        """The board a model describes (its true placement variables). A model no SAT solver would give for
+        this CNF (two placements on one cell, more placements of a tile than its copies) is a ModelError."""
         board: list[tuple[int, int] | None] = [None] * self.domains.puzzle.size
+        chosen: dict[int, int] = {}  # cell -> its true placement variable
+        used: Counter[int] = Counter()
         for lit in model:
-            if lit > 0 and lit in self.placements:
-                cell, t, r = self.placements[lit]
-                board[cell] = (t, r)
+            if lit <= 0 or lit not in self.placements or chosen.get(self.placements[lit][0]) == lit:
+                continue
+            cell, t, r = self.placements[lit]
+            if cell in chosen:
+                raise ModelError(f"variables {chosen[cell]} and {lit} are both true, but a cell holds one tile: "
+                                 f"{self.describe(chosen[cell])}; {self.describe(lit)}", lit)
+            chosen[cell] = lit
+            used[t] += 1
+            if used[t] > self.types.count(t):
+                copies = self.types.count(t)
+                raise ModelError(f"variable {lit} is true ({self.describe(lit)}), which places that tile on "
+                                 f"{used[t]} cells; the puzzle has {copies} of it", lit)
+            board[cell] = (t, r)
         return board
 
     def block(self, board: Board) -> list[int]:
