@@ -5,18 +5,29 @@ Options: ``symmetry`` (default True: fix the board turn with an anchor tile when
 enumeration (all solutions, counts) runs on one worker, because parallel enumeration in CP-SAT can
 miss solutions (seen here with 9.15: 4 of 5 on a tiny model). Every parameter used is recorded in
 ``result.options``.
+
+The model is built and solved in a forked child process that streams each board to the parent (as the SAT
+backend does): building a large model takes seconds and cannot be stopped from inside, so the time limit
+counts from the start of the call and the parent kills the child when it passes; CP-SAT's own
+``max_time_in_seconds`` is set to the time left after the build so it normally stops first. Ctrl-C reaches
+the parent only (the child ignores it and CP-SAT's ``catch_sigint_signal`` is off); the parent stops the
+child and keeps the boards found so far (message ``interrupted``).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
-from edgematch.errors import BackendError
+from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.processes import TIME_LIMIT, ChildDied, stream
+
+STOP_MARGIN = 0.05  # CP-SAT is told to stop this much before the deadline, so it reports before the kill
 
 
 class CpsatBackend(Backend):
@@ -28,75 +39,66 @@ class CpsatBackend(Backend):
     options = ("symmetry", "seed")
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        from ortools.sat.python import cp_model
-
-        from edgematch.encodings.cpsat import DEFAULT_FORMULATION, encode
+        self.warm_up()  # loaded here once, so the child does not pay the imports
+        from edgematch.encodings.cpsat import DEFAULT_FORMULATION, FORMULATIONS
 
         given = self.checked_options(task)
         symmetry = on_off(given.get("symmetry", True))
         seed = whole(given.get("seed", 0), "seed")
-        started = time.perf_counter()
-        enc = encode(puzzle, self.sub or DEFAULT_FORMULATION, symmetry)
-        build = time.perf_counter() - started
-
+        formulation = self.sub or DEFAULT_FORMULATION
+        if formulation not in FORMULATIONS:
+            raise UsageError(f"unknown CP-SAT formulation {formulation!r}; choose one of: {', '.join(FORMULATIONS)}")
         enumerate_all = task.question != "first"
-        solver = cp_model.CpSolver()
-        params = solver.parameters
-        params.num_workers = 1 if enumerate_all else task.workers
-        params.random_seed = seed
-        params.enumerate_all_solutions = enumerate_all
-        if task.time_limit is not None:
-            params.max_time_in_seconds = max(0.01, task.time_limit - build)
+        workers = 1 if enumerate_all else task.workers
+        started = time.monotonic()
+        deadline = None if task.time_limit is None else started + task.time_limit
+        got = _Received(task, started)
+        raw_limit = task.limit if task.question == "all" else None
+        try:
+            stopped = stream(_child, (puzzle, formulation, symmetry, seed, workers, enumerate_all, raw_limit,
+                                      deadline), deadline, got.handle)
+        except ChildDied as exc:
+            stopped, got.message = "error", f"{self.full_name}: {exc}"
+        took = time.monotonic() - started
+        build = got.build if got.build is not None else took
         options = {
-            "formulation": enc.formulation, "symmetry": symmetry, "anchor": enc.anchor,
-            "num_workers": params.num_workers, "random_seed": seed,
-            "max_time_in_seconds": params.max_time_in_seconds if task.time_limit is not None else None,
+            "formulation": formulation, "symmetry": symmetry, "anchor": got.anchor, "num_workers": workers,
+            "random_seed": seed, "max_time_in_seconds": got.max_time,
         }
-
-        collector = _collector(enc, task, puzzle)
-        t0 = time.perf_counter()
-        status = solver.solve(enc.model, collector if enumerate_all else None)
-        solve = time.perf_counter() - t0
-        name = solver.status_name(status)
-        mapped = _STATUS.get(name)
-        if mapped is None:
-            raise BackendError(f"cpsat: unexpected solver status {name}")
-
-        counters = {
-            "conflicts": solver.num_conflicts, "branches": solver.num_branches, "booleans": solver.num_booleans,
-            "wall_time": solver.wall_time, **enc.stats,
-        }
-        result = Result(backend=self.full_name, status=mapped, timings=Timings(build=build, solve=solve),
-                        counters=counters, options=options)
+        counters = {**got.counters, **got.enc_stats, "boards": len(got.boards)}
+        result = Result(backend=self.full_name, status=Status.TIMEOUT,
+                        timings=Timings(build=build, solve=took - build), counters=counters, options=options,
+                        message=got.message or stopped or TIME_LIMIT)
+        mapped = _STATUS.get(got.status) if got.status is not None else None
+        if stopped == "error" or got.status is not None and mapped is None:
+            result.status = Status.ERROR
+            result.message = got.message or f"{self.full_name}: unexpected solver status {got.status}"
+            return result
         if mapped is Status.ERROR:
-            result.message = f"CP-SAT says {name}"
+            result.status, result.message = Status.ERROR, f"CP-SAT says {got.status}"
             return result
+        boards, types, turns = got.boards, got.types, got.turns
         if not enumerate_all:
-            if mapped is Status.SOLVED:
-                result.solutions = [decode(puzzle, enc.types, enc.decode(solver.boolean_value
-                                                                        if enc.formulation == "bool"
-                                                                        else solver.value))]
+            if boards:
+                result.status, result.message = Status.SOLVED, ""
+                result.solutions = [decode(puzzle, types, boards[0])]
+            elif mapped is Status.UNSAT:
+                result.status, result.message = Status.UNSAT, ""
             return result
 
-        boards = collector.boards
-        complete = name == "OPTIMAL" or name == "INFEASIBLE"
-        if collector.stopped:
-            result.status = Status.SOLVED
-            result.message = "solution limit"
-        elif boards:
-            result.status = Status.SOLVED if complete else Status.TIMEOUT
-        else:
-            result.status = Status.UNSAT if complete else Status.TIMEOUT
-        counts_known = task.question == "count" or complete
-        if counts_known and not collector.stopped:
-            result.count = len(boards) * enc.turns * enc.types.multiplier
+        complete = got.status in ("OPTIMAL", "INFEASIBLE") and not stopped
+        if got.limit_reached:
+            result.status, result.message = Status.SOLVED, "solution limit"
+        elif complete:
+            result.status, result.message = (Status.SOLVED if boards else Status.UNSAT), ""
+        if task.question == "count" or complete and not got.limit_reached:
+            result.count = len(boards) * turns * (types.multiplier if types is not None else 1)
             if task.distinct:
-                result.distinct = len(boards) if enc.turns > 1 else len(
-                    {distinct_key(puzzle, decode(puzzle, enc.types, b)) for b in boards}
+                result.distinct = len(boards) if turns > 1 else len(
+                    {distinct_key(puzzle, decode(puzzle, types, b)) for b in boards}
                 )
         if task.question == "all":
-            result.solutions = collector.solutions
-        counters["boards"] = len(boards)
+            result.solutions = _expanded(puzzle, types, turns, boards, task.limit)
         return result
 
 
@@ -109,19 +111,91 @@ _STATUS = {
 }
 
 
-def _collector(enc: Any, task: Task, puzzle: Puzzle) -> Any:
-    """A solution callback collecting the boards an enumeration finds (deduplicated) and, for ``all``,
-    the raw solutions (stopping the search at the limit)."""
+def _expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit: int | None) -> list:
+    """The raw solutions of ``boards`` (every turn folded away by the anchor, every copy order), up to ``limit``."""
+    solutions: list = []
+    for board in boards:
+        for turned in turned_boards(puzzle, types, board) if turns > 1 else [board]:
+            for solution in expand(puzzle, types, turned):
+                solutions.append(solution)
+                if limit is not None and len(solutions) >= limit:
+                    return solutions
+    return solutions
+
+
+class _Received:
+    """What the child has sent so far: the model's facts, the boards, CP-SAT's status and counters."""
+
+    def __init__(self, task: Task, started: float):
+        self.task, self.started = task, started
+        self.build: float | None = None
+        self.types: Any = None
+        self.turns = 1
+        self.anchor: int | None = None
+        self.max_time: float | None = None
+        self.enc_stats: dict[str, float] = {}
+        self.boards: list[tuple] = []
+        self.status: str | None = None
+        self.counters: dict[str, float] = {}
+        self.limit_reached = False
+        self.message = ""
+
+    def handle(self, message: tuple[str, Any]) -> bool:
+        kind, payload = message
+        if kind == "built":
+            self.build, self.types, self.turns, self.anchor, self.enc_stats, self.max_time = payload
+        elif kind == "board":
+            self.boards.append(payload)
+            if self.task.progress is not None:
+                self.task.progress({"nodes": 0, "solutions": len(self.boards),
+                                    "elapsed": time.monotonic() - self.started})
+        elif kind == "done":
+            self.status, self.counters, self.limit_reached = payload
+        return False
+
+
+def _child(send: Callable[[Any], None], puzzle: Puzzle, formulation: str, symmetry: bool, seed: int, workers: int,
+           enumerate_all: bool, raw_limit: int | None, deadline: float | None) -> None:
+    """Build the model, solve it, send each new board as it is found, then the status and counters."""
+    from ortools.sat.python import cp_model
+
+    from edgematch.encodings.cpsat import encode
+
+    start = time.perf_counter()
+    enc = encode(puzzle, formulation, symmetry)
+    build = time.perf_counter() - start
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = workers
+    params.random_seed = seed
+    params.enumerate_all_solutions = enumerate_all
+    params.catch_sigint_signal = False  # Ctrl-C is the parent's to handle
+    if deadline is not None:
+        params.max_time_in_seconds = max(0.01, deadline - time.monotonic() - STOP_MARGIN)
+    max_time = params.max_time_in_seconds if deadline is not None else None
+    send(("built", (build, enc.types, enc.turns, enc.anchor, enc.stats, max_time)))
+    collector = _collector(enc, puzzle, send, raw_limit) if enumerate_all else None
+    status = solver.solve(enc.model, collector)
+    name = solver.status_name(status)
+    if not enumerate_all and name in ("OPTIMAL", "FEASIBLE"):
+        reader = solver.boolean_value if enc.formulation == "bool" else solver.value
+        send(("board", tuple(enc.decode(reader))))
+    counters = {"conflicts": solver.num_conflicts, "branches": solver.num_branches, "booleans": solver.num_booleans,
+                "wall_time": solver.wall_time}
+    send(("done", (name, counters, collector is not None and collector.stopped)))
+
+
+def _collector(enc: Any, puzzle: Puzzle, send: Callable[[Any], None], raw_limit: int | None) -> Any:
+    """A solution callback sending each new board an enumeration finds (deduplicated), stopping the search
+    once the boards make ``raw_limit`` raw solutions."""
     from ortools.sat.python import cp_model
 
     class Collector(cp_model.CpSolverSolutionCallback):
         def __init__(self) -> None:
             super().__init__()
-            self.boards: list[tuple] = []
             self.seen: set[tuple] = set()
-            self.solutions: list = []
+            self.raw = 0
             self.stopped = False
-            self.started = time.perf_counter()
 
         def on_solution_callback(self) -> None:
             reader = self.boolean_value if enc.formulation == "bool" else self.value
@@ -129,17 +203,12 @@ def _collector(enc: Any, task: Task, puzzle: Puzzle) -> Any:
             if board in self.seen:
                 return
             self.seen.add(board)
-            self.boards.append(board)
-            if task.question == "all":
-                for turned in (turned_boards(puzzle, enc.types, board) if enc.turns > 1 else [board]):
-                    for solution in expand(puzzle, enc.types, turned):
-                        self.solutions.append(solution)
-                        if task.limit is not None and len(self.solutions) >= task.limit:
-                            self.stopped = True
-                            self.stop_search()
-                            return
-            if task.progress is not None:
-                task.progress({"nodes": 0, "solutions": len(self.boards),
-                               "elapsed": time.perf_counter() - self.started})
+            send(("board", board))
+            if raw_limit is not None:
+                self.raw += sum(1 for turned in (turned_boards(puzzle, enc.types, board) if enc.turns > 1 else [board])
+                                for _ in expand(puzzle, enc.types, turned))
+                if self.raw >= raw_limit:
+                    self.stopped = True
+                    self.stop_search()
 
     return Collector()
