@@ -18,6 +18,7 @@ from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, whole
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
+from edgematch.solvers.processes import ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts",)
@@ -79,7 +80,11 @@ class NativeBackend(Backend):
         if restarting:
             outcome, runs = drive_restarts(tables, unit, seed, task.time_limit, task.progress)
         elif task.workers > 1:
-            outcome = parts.run_parallel(puzzle, tables, task, want, capacity)
+            try:
+                outcome = parts.run_parallel(puzzle, tables, task, want, capacity)
+            except ChildDied as exc:
+                return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
+                              options={"order": tables.order_name, "workers": task.workers})
         else:
             search = Search(tables, capacity=capacity, distinct=task.distinct)
             outcome = drive(search, task.time_limit, want, task.progress)

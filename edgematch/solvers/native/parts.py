@@ -4,15 +4,23 @@ The split is plain data: a :class:`Part` is a prefix of candidate indices for th
 the fill order, valid for the tables built from the same puzzle and order (building is deterministic).
 :func:`run_part` solves one part anywhere (another process here, another machine later); the parts
 partition the tree, so their counts add up exactly. :func:`run_parallel` is one way to execute them:
-a process pool on this machine, stopping the others once enough solutions are in.
+worker processes on this machine taking parts from a shared counter, stopped once enough solutions are
+in, at the time limit, or on Ctrl-C, keeping the counts of what they had searched.
+
+Workers are forked by the calling thread, ignore Ctrl-C (the parent stops them and collects their partial
+counts) and die with the parent (``PR_SET_PDEATHSIG``); the parent kills any still running before it returns.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import contextlib
+import os
+import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Any
 
 import numpy as np
 
@@ -20,8 +28,11 @@ from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, forking, worker_child
 
 PARTS_PER_WORKER = 8
+COLLECT_SECONDS = 0.15  # once stopped, how long workers get to report the part they were searching
+POLL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -32,76 +43,116 @@ class Part:
     prefix: tuple[int, ...]
 
 
-def plan(tables: Tables, parts: int) -> tuple[list[Part], int]:
-    """At least ``parts`` parts (when the tree allows), and the nodes spent splitting."""
-    found, nodes = prefixes(tables, parts)
+def plan(tables: Tables, parts: int, deadline: float | None = None) -> tuple[list[Part], int]:
+    """At least ``parts`` parts (when the tree allows, and ``deadline``, a ``time.monotonic()`` instant, has
+    not passed first), and the nodes spent splitting."""
+    found, nodes = prefixes(tables, parts, deadline)
     return [Part(i, p) for i, p in enumerate(found)], nodes
-
-
-_stop_event = None
-
-
-def _init_worker(event) -> None:
-    global _stop_event
-    _stop_event = event
 
 
 def run_part(
     puzzle: Puzzle, order: str, part: Part, capacity: int, distinct: bool, deadline: float | None,
-    want: int | None = None,
+    want: int | None = None, tables: Tables | None = None, should_stop: Callable[[], bool] | None = None,
 ) -> Outcome:
-    """Search one part; ``deadline`` is a ``time.time()`` instant (shared by every part of a run)."""
+    """Search one part; ``deadline`` is a ``time.time()`` instant (shared by every part of a run). ``tables``
+    (built from ``puzzle`` and ``order``) saves building them again."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
-    tables = build_tables(puzzle, order)
+    tables = tables if tables is not None else build_tables(puzzle, order)
     limit = None if deadline is None else max(0.0, deadline - time.time())
-    stop = _stop_event
     search = Search(tables, part.prefix, capacity=capacity, distinct=distinct)
-    return drive(search, limit, want, progress=None, should_stop=(stop.is_set if stop is not None else None))
+    return drive(search, limit, want, progress=None, should_stop=should_stop)
+
+
+def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken: Any, stop: Any, capacity: int,
+            distinct: bool, deadline: float | None, want: int | None) -> None:
+    """Take parts from the shared counter and send each one's outcome, until none is left or told to stop."""
+    worker_child()
+    while not stop.is_set():
+        with taken.get_lock():
+            index = taken.value
+            taken.value += 1
+        if index >= len(parts):
+            break
+        send.send(run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
+                           stop.is_set))
+    send.close()
 
 
 def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int) -> Outcome:
-    """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly."""
-    start = time.perf_counter()
-    parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER)
-    deadline = None if task.time_limit is None else time.time() + task.time_limit
-    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    stop = context.Event()
+    """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly. Planning the
+    parts and starting the workers count against the time limit."""
+    start = time.monotonic()
+    deadline = None if task.time_limit is None else start + task.time_limit
+    parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
+    wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic())
+    ctx = context()
+    stop, taken = ctx.Event(), ctx.Value("q", 0)
     total = Outcome(finished=True, nodes=plan_nodes)
-    with ProcessPoolExecutor(task.workers, mp_context=context, initializer=_init_worker, initargs=(stop,)) as pool:
-        pending = {
-            pool.submit(run_part, puzzle, tables.order_name, part, capacity, task.distinct, deadline, want)
-            for part in parts
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for future in done:
-                    _merge(total, future.result())
-                if task.progress is not None:
-                    task.progress({"nodes": total.nodes, "solutions": total.solutions,
-                                   "elapsed": time.perf_counter() - start})
-                if want is not None and len(total.found) >= want:
-                    total.stopped = "solution limit"
-                    break
-                if total.stopped:
-                    break
-        except KeyboardInterrupt:
-            total.stopped = "interrupted"
-        if pending:
-            stop.set()
-            for future in pending:
-                future.cancel()
-            for future in pending:
-                if not future.cancelled():
-                    try:
-                        _merge(total, future.result())
-                    except Exception:  # noqa: BLE001  (a worker stopped by the interrupt)
-                        total.finished = False
-            total.finished = False
-    total.seconds = time.perf_counter() - start
+    running: dict[Any, Any] = {}  # receiving end -> worker process
+    reason = ""
+    try:
+        for _ in range(min(task.workers, len(parts))):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            receive, send = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=_worker, daemon=True, args=(
+                send, puzzle, tables, parts, taken, stop, capacity, task.distinct, wall_deadline, want))
+            running[receive] = process
+            try:
+                with forking():
+                    process.start()
+            finally:
+                send.close()
+        if running:
+            reason = _collect(running, total, task, want, start, deadline)
+        elif parts:  # the deadline passed before a worker started
+            reason = TIME_LIMIT
+    except KeyboardInterrupt:
+        reason = INTERRUPTED
+    finally:
+        stop.set()
+        if running and reason != "solution limit":  # keep what the workers searched until now
+            with contextlib.suppress(KeyboardInterrupt):
+                _collect(running, total, task, None, start, time.monotonic() + COLLECT_SECONDS)
+        for process in running.values():  # every kill first: they exit side by side, not one by one
+            if process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGKILL)
+        for receive, process in running.items():
+            if process.pid is not None:
+                process.join(timeout=5)
+            receive.close()
+    if reason or taken.value < len(parts):
+        total.finished = False
+    total.stopped = reason or total.stopped
+    total.seconds = time.monotonic() - start
     return total
+
+
+def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | None, start: float,
+             deadline: float | None) -> str:
+    """Merge outcomes as workers send them until every worker is done (``""``), ``want`` solutions are in
+    (``"solution limit"``) or ``deadline`` passes (:data:`TIME_LIMIT`); a worker that dies raises."""
+    while running:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return TIME_LIMIT
+        for receive in wait(list(running), timeout=POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
+            try:
+                _merge(total, receive.recv())
+            except EOFError:
+                process = running.pop(receive)
+                receive.close()
+                process.join(timeout=1)
+                if process.exitcode != 0:
+                    raise ChildDied(f"a native worker died (exit code {process.exitcode})") from None
+        if task.progress is not None:
+            task.progress({"nodes": total.nodes, "solutions": total.solutions, "elapsed": time.monotonic() - start})
+        if want is not None and len(total.found) >= want:
+            return "solution limit"
+    return ""
 
 
 def _merge(total: Outcome, part: Outcome) -> None:
@@ -110,5 +161,3 @@ def _merge(total: Outcome, part: Outcome) -> None:
     total.canonical += part.canonical
     total.found.extend(np.asarray(f) for f in part.found)
     total.finished = total.finished and part.finished
-    if part.stopped in ("time limit", "interrupted") and not total.stopped:
-        total.stopped = part.stopped

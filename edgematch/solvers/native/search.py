@@ -94,15 +94,18 @@ def fitting(tables: Tables, p: int, type_left: np.ndarray, placed: np.ndarray) -
     return out
 
 
-def prefixes(tables: Tables, target: int) -> tuple[list[tuple[int, ...]], int]:
+def prefixes(tables: Tables, target: int, deadline: float | None = None) -> tuple[list[tuple[int, ...]], int]:
     """Split the tree: all fitting prefixes of the shallowest depth giving at least ``target`` of them
-    (never the full depth). Returns the prefixes and the nodes spent finding them."""
+    (never the full depth), or of the deepest level complete when ``deadline`` (a ``time.monotonic()``
+    instant) passes. Returns the prefixes and the nodes spent finding them."""
     level: list[tuple[int, ...]] = [()]
     nodes = 0
     depth = 0
     while len(level) < target and depth < tables.positions - 1:
         nxt = []
         for prefix in level:
+            if deadline is not None and time.monotonic() >= deadline:
+                return level, nodes  # every level partitions the tree
             type_left = tables.type_count.copy()
             placed = tables.placed0.copy()
             vis = tables.vis0.copy()
