@@ -5,10 +5,18 @@ Each member is a forked child leading its own process group; the parent checks e
 (a solution must pass the independent checker, else that member is out), takes the first complete one, and
 kills every other member's group at once, so no solver outlives the call. Counts and solutions always come
 from one member, never merged.
+
+The time limit is the portfolio's: members get what is left of it when they start and report their own
+timeout (with what they found); one still running :data:`MEMBER_GRACE` past the limit is killed. Ctrl-C on
+the portfolio is passed on to the members (they lead their own groups, so a terminal's Ctrl-C reaches the
+parent only); each reports what it found within :data:`STOP_GRACE` or is killed, and the answer is the best
+partial one (message ``interrupted``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import time
 from dataclasses import replace
 from multiprocessing.connection import wait
@@ -18,11 +26,22 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, get_backend
-from edgematch.solvers.processes import adopt, context, kill_group, own_group, usable_cores
+from edgematch.solvers.processes import (
+    INTERRUPTED,
+    TIME_LIMIT,
+    adopt,
+    context,
+    forking,
+    interrupt_group,
+    kill_group,
+    own_group,
+    usable_cores,
+)
 
 # in order of preference: the fastest single backend overall, then the one that solves what it misses
 DEFAULT_MEMBERS = ("native", "cpsat:table", "sat:cadical195")
-GRACE_SECONDS = 1.0  # past the time limit, members still running are killed
+MEMBER_GRACE = 0.15  # past the time limit, for members to report their own timeout
+STOP_GRACE = 0.1  # after Ctrl-C is passed on, for members to report what they found; then they are killed
 
 
 class PortfolioBackend(Backend):
@@ -59,49 +78,50 @@ class PortfolioBackend(Backend):
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         members = [get_backend(m) for m in self.members()]  # unknown names and missing libraries fail here
         self.checked_options(task)
-        quiet = replace(task, progress=None)
-        forking = context()
-        started = time.perf_counter()
+        for member in members:  # loaded once here: the members start with their libraries in place
+            member.warm_up()
+        ctx = context()
+        started = time.monotonic()
+        deadline = None if task.time_limit is None else started + task.time_limit
         running: dict[Any, tuple[str, Any]] = {}
-        deadline = None if task.time_limit is None else started + task.time_limit + GRACE_SECONDS
         winner: Result | None = None
         spent: list[Result] = []
+        reason = ""
         try:
             for member in members:
-                receive, send = forking.Pipe(duplex=False)
-                process = forking.Process(target=_member, args=(send, member, puzzle, quiet))
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                receive, send = ctx.Pipe(duplex=False)
+                mine = replace(task, progress=None, time_limit=left)
+                process = ctx.Process(target=_member, args=(send, member, puzzle, mine))
                 running[receive] = (member.full_name, process)
                 try:
-                    process.start()
+                    with forking():
+                        process.start()
                     adopt(process.pid)
                 finally:
                     send.close()
-            while running and winner is None:
-                left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-                ready = wait(list(running), timeout=left)
-                if not ready:
-                    break  # past the deadline
-                for receive in ready:
-                    name, process = running.pop(receive)
-                    try:
-                        result = receive.recv()
-                    except EOFError:
-                        process.join(timeout=1)
-                        result = Result(name, Status.ERROR, message=f"died (exit code {process.exitcode})")
-                    receive.close()
-                    if result.complete and _verified(puzzle, result):
-                        winner = result
-                        break
-                    spent.append(result)
+            past = None if deadline is None else deadline + MEMBER_GRACE
+            winner, reason = _race(puzzle, running, spent, past)
+        except KeyboardInterrupt:
+            reason = INTERRUPTED
         finally:
-            for receive, (_, process) in running.items():
-                kill_group(process.pid)  # a member that never started has pid None: nothing to kill
-                receive.close()
+            if running and winner is None and reason == INTERRUPTED:  # pass Ctrl-C on: each reports its find
+                for _, process in running.values():
+                    interrupt_group(process.pid)
+                with contextlib.suppress(KeyboardInterrupt):
+                    winner = _race(puzzle, running, spent, time.monotonic() + STOP_GRACE)[0]
             for _, process in running.values():
+                kill_group(process.pid)  # a member that never started has pid None: nothing to kill
+            for receive, (_, process) in running.items():
                 if process.pid is not None:
                     process.join(timeout=5)
-        took = time.perf_counter() - started
-        answer = winner or _best_unfinished(spent, [n for n, _ in running.values()])
+                receive.close()
+        took = time.monotonic() - started
+        answer = winner or _best_unfinished(spent, [n for n, _ in running.values()], reason or TIME_LIMIT)
+        if reason == INTERRUPTED:
+            answer.message = INTERRUPTED
         answer.counters = {**answer.counters, "winner": answer.backend, "members": len(members)}
         answer.options = {**answer.options, "members": "+".join(m.full_name for m in members)}
         answer.timings = Timings(build=0.0, solve=took)
@@ -109,13 +129,41 @@ class PortfolioBackend(Backend):
         return answer
 
 
+def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Result],
+          deadline: float | None) -> tuple[Result | None, str]:
+    """Take members' answers as they come until one is complete and verified (the winner), none is left
+    running, or ``deadline`` passes (:data:`TIME_LIMIT`). Answers that do not win go to ``spent``."""
+    while running:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return None, TIME_LIMIT
+        for receive in wait(list(running), timeout=left):
+            name, process = running.pop(receive)
+            try:
+                result = receive.recv()
+            except EOFError:
+                process.join(timeout=1)
+                result = Result(name, Status.ERROR, message=f"died (exit code {process.exitcode})")
+            receive.close()
+            if result.complete and _verified(puzzle, result):
+                return result, ""
+            spent.append(result)
+    return None, ""
+
+
 def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task) -> None:
     own_group()
     try:
-        result = backend.run(puzzle, task)
-    except Exception as exc:  # noqa: BLE001  (a member's failure is its result, the race goes on)
-        result = Result(backend.full_name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
-    conn.send(result)
+        try:
+            result = backend.run(puzzle, task)
+        except KeyboardInterrupt:  # stopped by the parent before the backend could report
+            result = Result(backend.full_name, Status.TIMEOUT, message=INTERRUPTED)
+        except Exception as exc:  # noqa: BLE001  (a member's failure is its result, the race goes on)
+            result = Result(backend.full_name, Status.ERROR, message=f"{type(exc).__name__}: {exc}")
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the answer goes out whole
+        conn.send(result)
+    except KeyboardInterrupt:
+        pass  # stopped while answering: the parent no longer waits for it
 
 
 def _verified(puzzle: Puzzle, result: Result) -> bool:
@@ -126,13 +174,14 @@ def _verified(puzzle: Puzzle, result: Result) -> bool:
     return False
 
 
-def _best_unfinished(spent: list[Result], killed: list[str]) -> Result:
-    """No complete answer: the timed-out member with the largest count (one member's lower bound), else an
+def _best_unfinished(spent: list[Result], killed: list[str], reason: str) -> Result:
+    """No complete answer: the stopped member with the largest count (one member's lower bound), else an
     error naming what each member said."""
     stopped = [r for r in spent if r.status is Status.TIMEOUT]
-    if stopped or killed:
-        best = max(stopped, key=lambda r: r.count or 0) if stopped else Result(killed[0], Status.TIMEOUT)
-        best.message = "time limit" + (f" ({', '.join(killed)} stopped)" if killed else "")
+    if stopped or killed or not spent:  # (none spent: the limit passed before a member started)
+        best = max(stopped, key=lambda r: (r.count is not None, r.count or 0)) if stopped else Result(
+            killed[0] if killed else "portfolio", Status.TIMEOUT)
+        best.message = reason + (f" ({', '.join(killed)} stopped)" if killed else "")
         return best
     why = "; ".join(f"{r.backend}: {r.message}" for r in spent)
     return Result(spent[0].backend if spent else "portfolio", Status.ERROR, message=f"no member answered: {why}")
