@@ -4,9 +4,12 @@
 has copies, a literal per (seam, label) with exactly one per seam, placement -> seam label, and the
 "support" clauses seam label -> some placement showing it on each side (MEASURED.md: essential).
 
-``table`` (the XCSP Eternity model): a tile variable per free cell under all-different, a shared label
-variable per seam, one allowed-assignments table per cell over (tile, turn, seam labels), and an inverse
-constraint that orders the copies of identical tiles so each board is found once.
+``table`` (after the XCSP Eternity model): a tile-type variable per free cell, each type used as often as it
+has copies (a global cardinality over "cell holds type" literals, so identical copies are one value and each
+board is found once), a shared label variable per seam, and one allowed-assignments table per cell over
+(type, turn, seam labels). It deliberately has no AddInverse: OR-tools 9.15's presolve loses solutions when
+Inverse and allowed-assignments tables meet (``benchmarks/bugs/ortools_inverse_table_presolve.py``; 7% of
+small framed boards here came out short or unsat).
 
 Both work on :mod:`~edgematch.encodings.domains` (placements filtered to a fixpoint, rule compiled to
 equality) and on tile types, so a solution is a board: raw = boards x types.multiplier. ``anchor``
@@ -112,40 +115,38 @@ def _bool(model: Any, dom: Domains) -> Callable[[Reader], Board]:
 
 
 def _table(model: Any, dom: Domains) -> Callable[[Reader], Board]:
-    free_cells = sorted(dom.cells)
-    free_tiles = [tile for members in dom.types.members for tile, _ in members]
-    tile_index = {tile: i for i, tile in enumerate(free_tiles)}
-    type_of = {tile: t for t, members in enumerate(dom.types.members) for tile, _ in members}
-    n = len(free_cells)
-    tile = {c: model.new_int_var(0, n - 1, f"tile[{c}]") for c in free_cells}
-    turn = {c: model.new_int_var(0, 3, f"turn[{c}]") for c in free_cells}
-    position = [model.new_int_var(0, n - 1, f"pos[{i}]") for i in range(n)]
-    model.add_all_different(tile.values())
-    model.add_inverse([tile[c] for c in free_cells], position)
-    for members in dom.types.members:  # copies of one tile appear in cell order: one board, one solution
-        for (t1, _), (t2, _) in zip(members, members[1:], strict=False):
-            model.add(position[tile_index[t1]] < position[tile_index[t2]])
+    cells = sorted(dom.cells)
+    kind = {c: model.new_int_var_from_domain(_domain(sorted({t for t, _ in dom.cells[c]})), f"type[{c}]")
+            for c in cells}
+    turn = {c: model.new_int_var(0, 3, f"turn[{c}]") for c in cells}
+    uses: dict[int, list[Any]] = {}  # type -> "cell c holds this type", one literal per cell that may
+    for c in cells:
+        here = []
+        for t in sorted({t for t, _ in dom.cells[c]}):
+            holds = model.new_bool_var(f"holds[{c},{t}]")
+            model.add(kind[c] == t).only_enforce_if(holds)
+            model.add(kind[c] != t).only_enforce_if(holds.Not())
+            here.append(holds)
+            uses.setdefault(t, []).append(holds)
+        model.add_exactly_one(here)
+    for t, lits in uses.items():  # a global cardinality: each type as often as it has copies
+        model.add(sum(lits) == dom.types.count(t))
     seam_var = {}
     for seam in dom.seams:
         labels = sorted({dom.label(seam.a, p, seam.side_a) for p in dom.cells[seam.a]})
-        seam_var[seam.index] = model.new_int_var_from_domain(
-            _domain(labels), f"seam[{seam.index}]"
-        )
-    sides_of: dict[int, list[tuple[int, int]]] = {c: [] for c in free_cells}  # cell -> [(side, seam)]
+        seam_var[seam.index] = model.new_int_var_from_domain(_domain(labels), f"seam[{seam.index}]")
+    sides_of: dict[int, list[tuple[int, int]]] = {c: [] for c in cells}  # cell -> [(side, seam)]
     for seam in dom.seams:
         sides_of[seam.a].append((seam.side_a, seam.index))
         sides_of[seam.b].append((seam.side_b, seam.index))
-    for c in free_cells:
-        rows = []
-        for t, r in dom.cells[c]:
-            labels = [dom.label(c, (t, r), side) for side, _ in sides_of[c]]
-            rows.extend([tile_index[m], r, *labels] for m, _ in dom.types.members[t])
-        model.add_allowed_assignments([tile[c], turn[c], *(seam_var[s] for _, s in sides_of[c])], rows)
+    for c in cells:
+        rows = [[t, r, *(dom.label(c, (t, r), side) for side, _ in sides_of[c])] for t, r in dom.cells[c]]
+        model.add_allowed_assignments([kind[c], turn[c], *(seam_var[s] for _, s in sides_of[c])], rows)
 
     def decode(value: Reader) -> Board:
         board: list[tuple[int, int] | None] = [None] * dom.puzzle.size
-        for c in free_cells:
-            board[c] = (type_of[free_tiles[value(tile[c])]], value(turn[c]))
+        for c in cells:
+            board[c] = (value(kind[c]), value(turn[c]))
         return board
 
     return decode
