@@ -63,10 +63,27 @@ class SpawningBackend(Backend):
             time.sleep(1)
 
 
+class ShortCountBackend(Backend):
+    """Counts one solution too few (a silent undercount, as cpsat:table's presolve once gave)."""
+
+    name = "short"
+
+    def run(self, puzzle, task):
+        from edgematch.solvers.base import get_backend
+
+        result = get_backend("native").run(puzzle, task)
+        result.backend = self.name
+        if result.count:
+            result.count -= 1
+        return result
+
+
 RIGGED = {
     "spawn": "tests.rigged:SpawningBackend",
     "hang": "tests.rigged:HangingBackend",
     "wrong": "tests.rigged:WrongBackend",
     "unsat": "tests.rigged:UnsatBackend",
     "crash": "tests.rigged:CrashingBackend",
+    "short": "tests.rigged:ShortCountBackend",
 }
+

@@ -182,3 +182,14 @@ def test_racing_is_chosen_where_it_pays_for_its_processes():
     # 4x4: racing would save 10 ms a run but costs RACE_SECONDS; 5x5 and 6x6: it halves PAR2
     assert RACE_SECONDS > 0.01 and rules[True, 16]["backend"] == "a"
     assert rules[True, 36]["backend"] == "portfolio:a+b" and "5x5" in rules[True, 36]["evidence"]
+
+
+def test_each_rule_names_the_fastest_backend_of_another_family_as_its_second_opinion():
+    suite = parse_suite('backends = ["native", "native:restarts", "cpsat", "sat"]\ntimeout = 10\nseeds = [1]\n'
+                        '[[family]]\nname = "framed"\nsizes = [4]\nframed = true\n')
+    seconds = {"native": 0.02, "native:restarts": 0.01, "cpsat": 0.5, "sat": 0.3}
+    rules = derive([(session(suite), [record(i, b, s) for i in suite.instances for b, s in seconds.items()])])
+    assert [(r["backend"], r["confirm"]) for r in rules] == [("native:restarts", "sat")]
+    policy = Policy({}, "native", rules)
+    puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=2, seed=1))
+    assert policy.confirm_backend(puzzle, "first") == "sat"

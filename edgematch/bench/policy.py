@@ -7,7 +7,8 @@ portfolio instead: backends whose times are heavy-tailed in different places mak
 class whose best backend is within 10% of the choice of the size below keeps that choice (timings of a
 few milliseconds differ by that much between runs), so rules do not flip on noise. Neighbouring sizes
 with the same choice merge into one rule. Meta-backends (auto, portfolio) in the sessions are ignored:
-the policy is built from single backends only.
+the policy is built from single backends only. Each rule also names ``confirm``: the fastest backend of
+another family than the choice's (native search, CP-SAT, SAT), the second opinion ``--confirm`` asks.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
 from edgematch.bench.summary import is_meta, score
 from edgematch.errors import UsageError
+from edgematch.solvers.confirm import family
 
 DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
@@ -58,13 +60,15 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, An
         same_kind = previous is not None and (previous["question"], previous["framed"], previous["rule"]) == \
             (task, framed, rule)
         choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
+        second = _second_opinion(groups[key], cutoffs[key], choice) or (previous.get("confirm") if same_kind else None)
         if previous and (previous["question"], previous["framed"], previous["rule"]) == (task, framed, rule) \
-                and previous["backend"] == choice:
+                and previous["backend"] == choice and previous.get("confirm") == second:
             previous["up_to_tiles"] = tiles
             previous["evidence"] += f"; {'/'.join(sorted(sizes[key]))}: {evidence}"
             continue
         rules.append({"question": task, "framed": framed, "rule": rule, "up_to_tiles": tiles, "backend": choice,
-                      "evidence": f"{'/'.join(sorted(sizes[key]))}: {evidence}"})
+                      "evidence": f"{'/'.join(sorted(sizes[key]))}: {evidence}"}
+                     | ({"confirm": second} if second else {}))
     return rules
 
 
@@ -101,6 +105,18 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     return best, evidence
 
 
+def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | None:
+    """The backend of lowest PAR2 whose family is none of the choice's (``--confirm`` asks it), over the
+    instances some backend solved; None when no other family ran."""
+    chosen = {family(member) for member in choice.removeprefix("portfolio:").split("+")}
+    solved = {r.instance for r in runs if r.solved}
+    totals: dict[str, float] = defaultdict(float)
+    for run in runs:
+        if run.instance in solved and family(run.backend) not in chosen:
+            totals[run.backend] += score(run, cutoff)
+    return min(totals, key=lambda b: (totals[b], b)) if totals else None
+
+
 def policy_text(store: Store, session_ids: list[int], database: str) -> str:
     """The policy file for the given sessions (the first one is named as the source)."""
     sessions = [(store.session(i), store.runs(i)) for i in session_ids]
@@ -132,7 +148,9 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
     ]
     for rule in rules:
         lines += ["", "[[rule]]"]
-        for key in ("question", "framed", "rule", "up_to_tiles", "backend", "evidence"):
+        for key in ("question", "framed", "rule", "up_to_tiles", "backend", "confirm", "evidence"):
+            if key not in rule:
+                continue
             value = rule[key]
             lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else _toml(value)}")
     return "\n".join(lines) + "\n"

@@ -157,23 +157,22 @@ def _verify(puzzle: Puzzle, solution: Solution, backend: str) -> None:
 
 def solve(
     puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
-    progress: Callable[[dict[str, float]], None] | None = None, **options: Any,
+    progress: Callable[[dict[str, float]], None] | None = None, confirm: bool = False, **options: Any,
 ) -> Result:
-    """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``."""
+    """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``.
+    ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`)."""
     task = _task("first", time_limit, workers, None, False, progress, options)
-    puzzle = as_puzzle(puzzle)
-    return _checked(puzzle, _backend(backend).run(puzzle, task))
+    return _answered(as_puzzle(puzzle), backend, task, confirm)
 
 
 def solve_all(
     puzzle: PuzzleLike, backend: str = AUTO, limit: int | None = None, time_limit: float | None = None,
     workers: int = 1, distinct: bool = False, progress: Callable[[dict[str, float]], None] | None = None,
-    **options: Any,
+    confirm: bool = False, **options: Any,
 ) -> Result:
     """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished."""
     task = _task("all", time_limit, workers, limit, distinct, progress, options)
-    puzzle = as_puzzle(puzzle)
-    return _checked(puzzle, _backend(backend).run(puzzle, task))
+    return _answered(as_puzzle(puzzle), backend, task, confirm)
 
 
 def solutions(
@@ -197,10 +196,27 @@ def _lazily(puzzle: Puzzle, chosen: Backend, task: Task) -> Iterator[Solution]:
 
 def count(
     puzzle: PuzzleLike, distinct: bool = False, backend: str = AUTO, time_limit: float | None = None,
-    workers: int = 1, progress: Callable[[dict[str, float]], None] | None = None, **options: Any,
+    workers: int = 1, progress: Callable[[dict[str, float]], None] | None = None, confirm: bool = False,
+    **options: Any,
 ) -> Result:
     """Count solutions: ``result.count`` (raw) and with ``distinct=True`` also ``result.distinct``.
-    On a timeout the counts are lower bounds and the status says ``timeout``."""
+    On a timeout the counts are lower bounds and the status says ``timeout``. ``confirm``: have a backend
+    of another family count again (see :func:`_answered`)."""
     task = _task("count", time_limit, workers, None, distinct, progress, options)
-    puzzle = as_puzzle(puzzle)
-    return _checked(puzzle, _backend(backend).run(puzzle, task))
+    return _answered(as_puzzle(puzzle), backend, task, confirm)
+
+
+def _answered(puzzle: Puzzle, backend: str, task: Task, confirm: bool) -> Result:
+    """``backend``'s checked answer to ``task``; with ``confirm``, re-derived by a backend of another family
+    within the same time limit (``result.confirmation``; :class:`~edgematch.solvers.confirm.Disagreement`
+    when the two differ)."""
+    if not isinstance(confirm, bool):
+        raise UsageError(f"confirm must be True or False, got {_shown(confirm)}")
+    deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
+    result = _checked(puzzle, _backend(backend).run(puzzle, task))
+    if confirm:
+        from edgematch.solvers.confirm import second_opinion
+
+        result.confirmation = second_opinion(
+            puzzle, result, task, deadline, lambda name, asked: _checked(puzzle, _backend(name).run(puzzle, asked)))
+    return result

@@ -17,10 +17,13 @@ import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, MissingDependencyError, UsageError
+
+if TYPE_CHECKING:
+    from edgematch.solvers.confirm import Confirmation
 
 Question = Literal["first", "all", "count"]
 
@@ -75,6 +78,7 @@ class Result:
     counters: dict[str, float] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    confirmation: Confirmation | None = None  # the second opinion, when one was asked for
 
     @property
     def solution(self) -> Solution | None:

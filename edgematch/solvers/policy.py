@@ -68,8 +68,7 @@ class Policy:
         """The rule for the puzzle and question; with ``task``, rules whose backend cannot honour its
         options or workers are passed over (so ``auto`` never fails where a measured alternative runs)."""
         f = features(puzzle, question)
-        measured = [r for r in self.rules if r["question"] == f.question and r["framed"] == f.framed
-                    and r["rule"] == f.rule]
+        measured = self._measured(f)
         usable = [r for r in measured if installed(r["backend"])]
         mine = sorted((r for r in usable if task is None or _takes(r["backend"], task)), key=lambda r: r["up_to_tiles"])
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
@@ -91,6 +90,18 @@ class Policy:
         return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
                                        f"{f.kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
                                        f"[{where}]{caveats}")
+
+
+    def confirm_backend(self, puzzle: Puzzle, question: str) -> str | None:
+        """The measured second opinion (fastest backend of another family) of the rule covering the puzzle,
+        when the policy file records one."""
+        f = features(puzzle, question)
+        rules = sorted(self._measured(f), key=lambda r: r["up_to_tiles"])
+        covering = [r for r in rules if f.tiles <= r["up_to_tiles"]] or rules[-1:]
+        return covering[0].get("confirm") if covering else None
+
+    def _measured(self, f: Features) -> list[dict[str, Any]]:
+        return [r for r in self.rules if (r["question"], r["framed"], r["rule"]) == (f.question, f.framed, f.rule)]
 
 
 def installed(backend: str) -> bool:

@@ -1,0 +1,71 @@
+"""Confirmed answers: a backend of another family re-derives "no solution" and counts; disagreements are loud."""
+
+import pytest
+
+import edgematch
+from edgematch.core.model import Puzzle, Tile
+from edgematch.solvers.confirm import Disagreement, confirmer, family
+
+pytest.importorskip("ortools")
+pytest.importorskip("pysat")
+
+HUNDE = "examples/hunde.hunde"
+# two tiles that cannot touch by any turn: no solution
+NO_SOLUTION = Puzzle(2, 1, (Tile((1, 1, 1, 1)), Tile((2, 2, 2, 2))), rule="same")
+
+
+@pytest.mark.parametrize(("answered_by", "other"), [
+    ("native", "cpsat"), ("auto(portfolio(native:restarts))", "cpsat"), ("cpsat:table", "native"),
+    ("sat:glucose4", "native"),
+])
+def test_the_second_opinion_comes_from_another_family(answered_by, other):
+    puzzle = edgematch.read_puzzle(HUNDE)
+    assert confirmer(puzzle, "count", answered_by) == other
+    assert family(other) != family(answered_by)
+
+
+@pytest.mark.parametrize("backend", ["native", "native:restarts", "cpsat", "cpsat:table", "sat", "auto"])
+def test_counts_are_confirmed_by_another_family(backend):
+    result = edgematch.count(HUNDE, distinct=True, backend=backend, confirm=True)
+    assert (result.count, result.distinct) == (16, 2)
+    confirmation = result.confirmation
+    assert confirmation.agreed is True and family(confirmation.by) != family(result.backend)
+    assert (confirmation.result.count, confirmation.result.distinct) == (16, 2)
+
+
+def test_no_solution_is_confirmed_and_a_solution_needs_only_the_checker():
+    unsat = edgematch.solve(NO_SOLUTION, backend="sat", confirm=True)
+    assert unsat.status.value == "unsat" and unsat.confirmation.agreed is True
+    assert unsat.confirmation.result.status.value == "unsat"
+    solved = edgematch.solve(HUNDE, backend="cpsat", confirm=True)
+    assert solved.confirmation.by == "checker" and solved.confirmation.result is None
+
+
+def test_all_solutions_are_compared_as_sets():
+    result = edgematch.solve_all(HUNDE, backend="cpsat:table", confirm=True)
+    assert len(result.solutions) == 16 and result.confirmation.agreed is True
+
+
+def test_an_undercount_is_a_disagreement_naming_both(rigged):
+    with pytest.raises(Disagreement, match=r"short says 15 raw / 2 distinct, native says 16 raw / 2 distinct") as caught:
+        edgematch.count(HUNDE, distinct=True, backend="short", confirm=True)
+    assert caught.value.first.count == 15 and caught.value.second.count == 16
+    assert edgematch.count(HUNDE, backend="short").count == 15  # unconfirmed, the word of one backend
+
+
+def test_a_false_no_solution_is_a_disagreement(rigged):
+    with pytest.raises(Disagreement, match="no solution, but native found one"):
+        edgematch.solve(HUNDE, backend="unsat", confirm=True)
+
+
+def test_a_timeout_leaves_nothing_to_confirm():
+    puzzle, _ = edgematch.generate(edgematch.GeneratorSpec(12, 12, framed=True, border_colours=4,
+                                                           inner_colours=10, seed=3))
+    result = edgematch.count(puzzle, backend="native", time_limit=0.5, confirm=True)
+    assert result.status.value == "timeout"
+    assert result.confirmation.agreed is None and "nothing to confirm" in result.confirmation.detail
+
+
+def test_confirm_must_be_a_bool():
+    with pytest.raises(edgematch.UsageError, match="confirm must be True or False"):
+        edgematch.count(HUNDE, confirm="yes")
