@@ -87,6 +87,24 @@ class Classes:
         if self.kind not in (None, "planted", "random"):
             raise UsageError(f"kind: expected planted or random, got {self.kind!r}")
 
+    def flags(self) -> str:
+        """The command-line options that choose these classes ("" for every kind)."""
+        parts = [f"--sizes {','.join(f'{w}x{h}' for w, h in self.sizes)}"] if self.sizes else []
+        for option, value in (("framed", self.framed), ("rotations", self.rotations)):
+            if value is not None:
+                parts.append(f"--{option} {'yes' if value else 'no'}")
+        parts += [f"--{option} {value}" for option, value in (("rule", self.rule), ("kind", self.kind)) if value]
+        return " ".join(parts)
+
+    def tag(self) -> str:
+        """A short name for these classes, for file names ("" for every kind)."""
+        parts = ["+".join(f"{w}x{h}" for w, h in self.sizes)] if self.sizes else []
+        if self.framed is not None:
+            parts.append("framed" if self.framed else "unframed")
+        if self.rotations is not None:
+            parts.append("rot" if self.rotations else "fixed")
+        return "-".join(parts + [v for v in (self.rule, self.kind) if v])
+
 
 @dataclass(frozen=True)
 class Case:
@@ -100,6 +118,7 @@ class Case:
     hints: str = "none"           # e.g. "1 true, 1 wrong"
     seed: int | None = None       # the stream's seed (None for a file)
     source: str = ""              # the file it was read from
+    classes: Classes = Classes()  # what the stream was restricted to
 
     @property
     def key(self) -> str:
@@ -128,7 +147,8 @@ def make_case(seed: int, index: int, classes: Classes = Classes()) -> Case:
     kind = classes.kind or ("random" if rng.random() < RANDOM_SHARE else "planted")
     puzzle, solution = _tiles(rng, w, h, framed, rotations, rule, kind)
     puzzle, planted, hints = _hints(rng, puzzle, solution)
-    return Case(index, puzzle.replace(name=f"xcheck seed {seed} #{index}"), kind, planted, hints, seed)
+    return Case(index, puzzle.replace(name=f"xcheck seed {seed} #{index}"), kind, planted, hints, seed,
+                classes=classes)
 
 
 def generate_cases(seed: int, count: int, classes: Classes = Classes()) -> Iterator[Case]:
@@ -239,7 +259,8 @@ def cases_from_files(paths: Iterable[str | Path]) -> list[Case]:
     cases = []
     for index, path in enumerate(files):
         puzzle = read_puzzle(path)
-        cases.append(Case(index, puzzle, "file", _planted_line(path, puzzle), source=str(path)))
+        hints = f"{len(puzzle.hints)} from the file" if puzzle.hints else "none"
+        cases.append(Case(index, puzzle, "file", _planted_line(path, puzzle), hints, source=str(path)))
     return cases
 
 
@@ -278,6 +299,13 @@ class Answer:
     def complete(self) -> bool:
         return self.status in ("solved", "unsat")
 
+    @property
+    def counts(self) -> tuple[int | None, int | None]:
+        """(raw, distinct); an unsat verdict that gave no counts counts as (0, 0)."""
+        if self.status == "unsat" and self.count is None and self.distinct is None:
+            return 0, 0
+        return self.count, self.distinct
+
     def shown(self) -> str:
         if self.status == "error":
             return f"error: {self.message}"
@@ -289,17 +317,19 @@ class Answer:
 
 
 def judge(case: Case, answers: dict[str, Answer]) -> dict[str, str]:
-    """Backend -> why its answer is wrong (empty when everything agrees). The reference decides where it
-    gave a complete answer, else a strict majority of the complete answers; with neither, every answer
-    off the most common one is wrong."""
+    """Backend -> why its answer is wrong (empty when everything agrees). A planted puzzle counted 0 is
+    wrong whoever says so; then the reference decides where it gave a complete answer, else a strict
+    majority of the complete answers; with neither, every complete answer is wrong when they differ."""
     problems: dict[str, str] = {}
     for name, a in answers.items():
         if a.status == "error":
-            problems[name] = f"rejected by the checker: {a.message}" if "invalid solution" in a.message \
-                else f"error: {a.message}"
+            message = a.message.removeprefix(f"{name}: ")
+            problems[name] = f"rejected by the checker: {message}" if _rejected(a) else f"error: {message}"
         elif a.complete and (problem := _inconsistent(a)):
             problems[name] = problem
-    complete = {n: (a.count, a.distinct) for n, a in answers.items() if a.complete and n not in problems}
+        elif a.complete and case.planted is not None and not a.counts[0]:
+            problems[name] = "no solution, but the puzzle is planted (its planted solution passes the checker)"
+    complete = {n: a.counts for n, a in answers.items() if a.complete and n not in problems}
     truth, source = None, ""
     if REFERENCE in complete:
         truth, source = complete[REFERENCE], REFERENCE
@@ -314,25 +344,27 @@ def judge(case: Case, answers: dict[str, Answer]) -> dict[str, str]:
                 problems[name] = f"{_pair(value)} disagrees with {others} (no majority)"
             elif value != truth:
                 problems[name] = f"{_pair(value)}, but {source} says {_pair(truth)}"
-    if case.planted is not None:
-        for name, a in answers.items():
-            if a.complete and not a.count and name not in problems:
-                problems[name] = "no solution, but the puzzle is planted (its planted solution passes the checker)"
     partial = [(n, a) for n, a in answers.items() if a.status == "timeout" and a.count]
     for name, a in answers.items():
-        above = [(n, p) for n, p in partial if a.complete and p.count > (a.count or 0)]
+        above = [(n, p) for n, p in partial if a.complete and p.count > (a.counts[0] or 0)]
         if above and name not in problems:
-            problems[name] = f"complete count {a.count} is below {above[0][0]}'s partial count {above[0][1].count}"
+            problems[name] = f"complete count {a.counts[0]} is below {above[0][0]}'s partial count {above[0][1].count}"
     return problems
 
 
+def _rejected(a: Answer) -> bool:
+    """Whether an error is the API's checker refusing a solution the backend returned."""
+    return "invalid solution" in a.message
+
+
 def _inconsistent(a: Answer) -> str:
-    if a.count is None or a.distinct is None:
-        return f"{a.status} but no count (raw {a.count}, distinct {a.distinct})"
-    if a.status == "unsat" and (a.count or a.distinct):
-        return f"unsat but counted {_pair((a.count, a.distinct))}"
-    if a.status == "solved" and not (1 <= a.distinct <= a.count):
-        return f"solved but counted {_pair((a.count, a.distinct))}"
+    count, distinct = a.counts
+    if count is None or distinct is None:
+        return f"{a.status} but no count (raw {count}, distinct {distinct})"
+    if a.status == "unsat" and (count or distinct):
+        return f"unsat but counted {_pair((count, distinct))}"
+    if a.status == "solved" and not (1 <= distinct <= count):
+        return f"solved but counted {_pair((count, distinct))}"
     return ""
 
 
@@ -415,7 +447,7 @@ class XcheckReport:
             f.puzzles += 1
             f.seconds += a.seconds
             if name in outcome.problems:
-                if a.status == "error" and "invalid solution" not in a.message:
+                if a.status == "error" and not _rejected(a):
                     f.errors += 1
                 else:
                     f.wrong += 1
@@ -432,7 +464,8 @@ def reproducer_name(case: Case) -> str:
     """The reproducer's file name: from the seed and index, or from the file it was read from."""
     if case.source:
         return f"file-{Path(case.source).stem}.em"
-    return f"xcheck-s{case.seed}-{case.index:05d}.em"
+    tag = case.classes.tag()
+    return f"xcheck-s{case.seed}-{case.index:05d}{'-' + tag if tag else ''}.em"
 
 
 def write_reproducer(outcome: Outcome, out: Path) -> Path:
@@ -449,6 +482,10 @@ def write_reproducer(outcome: Outcome, out: Path) -> Path:
         f"# {'file ' + case.source if case.source else f'seed {case.seed}, puzzle #{case.index} of the stream'}; "
         f"class {case.key}; {case.kind}; hints: {case.hints}",
     ]
+    if not case.source:
+        flags = case.classes.flags()
+        lines.append(f"# the stream: edgematch xcheck --seed {case.seed} --count {case.index + 1}"
+                     f"{' ' + flags if flags else ''} (this is its last puzzle)")
     if case.planted is not None:
         lines.append(f"{PLANTED_LINE} " + " ".join(f"{t}:{r}" for t, r in case.planted.cells))
     lines.append("# answers to 'count --distinct':")
@@ -571,14 +608,15 @@ def run_xcheck(
         raise UsageError(f"time limit must be positive, got {time_limit}")
     if jobs < 1:
         raise UsageError(f"jobs must be at least 1, got {jobs}")
-    for name in names:
-        if name == REFERENCE:
-            raise UsageError(f"{REFERENCE} is the reference, not a backend (it runs on boards up to {MAX_CELLS} cells)")
-        get_backend(name).warm_up()  # unknown names and missing libraries fail here; children inherit the rest
+    started = time.monotonic()  # the time limit bounds the whole run, loading the solver libraries included
     report = XcheckReport(planned, seed, names, jobs=jobs, out=out)
-    started = time.monotonic()
     workers: list[_Worker] = []
     try:
+        for name in names:
+            if name == REFERENCE:
+                raise UsageError(f"{REFERENCE} is the reference, not a backend (it runs on boards of up to "
+                                 f"{MAX_CELLS} cells unless reference=False)")
+            get_backend(name).warm_up()  # unknown names and missing libraries fail here; workers inherit the rest
         workers = [_Worker() for _ in range(jobs)]
         _probe(workers, names, per_call)
         _drive(iter(cases), names, workers, report, per_call, reference, started, time_limit, out, watch)
@@ -703,6 +741,6 @@ def xcheck(
 
 __all__ = [
     "DEFAULT_BACKENDS", "REFERENCE", "Answer", "BackendFigures", "Case", "ClassFigures", "Classes", "Outcome",
-    "XcheckReport", "cases_from_files", "class_key", "generate_cases", "judge", "make_case", "run_xcheck",
-    "write_reproducer", "xcheck",
+    "XcheckReport", "cases_from_files", "class_key", "generate_cases", "judge", "make_case", "reproducer_name",
+    "run_xcheck", "write_reproducer", "xcheck",
 ]

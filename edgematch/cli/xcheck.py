@@ -63,7 +63,7 @@ def _progress(planned: int) -> Iterator:
     if not err.is_terminal:
         def quiet(report: XcheckReport, outcome: Outcome) -> None:
             if outcome.failed:
-                err.print(_failure_line(outcome), highlight=False)
+                err.print(_failure_line(outcome), highlight=False, soft_wrap=True)
 
         yield quiet
         return
@@ -78,7 +78,7 @@ def _progress(planned: int) -> Iterator:
                 tally += f"  [yellow]⏱ {report.timeouts}[/]"
             bar.update(task, advance=1, tally=tally)
             if outcome.failed:
-                bar.console.print(_failure_line(outcome), highlight=False)
+                bar.console.print(_failure_line(outcome), highlight=False, soft_wrap=True)
 
         yield update
 
@@ -123,9 +123,9 @@ def _print(report: XcheckReport) -> None:
     console.print(classes)
 
     for outcome in report.failures[:SHOWN_FAILURES]:
-        console.print(_failure_line(outcome), highlight=False)
+        console.print(_failure_line(outcome), highlight=False, soft_wrap=True)
     if len(report.failures) > SHOWN_FAILURES:
-        console.print(f"... and {len(report.failures) - SHOWN_FAILURES} more in {report.out}", highlight=False)
+        console.print(f"... and {len(report.failures) - SHOWN_FAILURES} more", highlight=False)
 
     of = f" of {report.planned:,}" if report.checked != report.planned else ""
     why = {"time limit": " (the time limit came first)", "interrupted": " (interrupted)"}.get(report.stopped, "")
@@ -134,10 +134,11 @@ def _print(report: XcheckReport) -> None:
     console.print(f"checked {report.checked:,}{of} puzzles{why} in {report.wall:.1f} s "
                   f"({report.jobs} jobs{seed}){timeouts}", highlight=False)
     if report.failures:
-        console.print(f"[bold red]{len(report.failures):,} failing puzzles[/], reproducers in {report.out}",
-                      highlight=False)
+        where = f"reproducers in {report.out}" if report.out else "no reproducers written (--out DIR writes them)"
+        console.print(f"[bold red]{len(report.failures):,} failing puzzles[/], {where}", highlight=False)
     else:
-        console.print("[green]every answer agreed[/]", highlight=False)
+        agreed = "every answer agreed" if not report.stopped else "every answer so far agreed"
+        console.print(f"[green]{agreed}[/]", highlight=False)
 
 
 def _red(n: int) -> str:
@@ -164,8 +165,9 @@ def xcheck_cmd(
                                             "a timeout, not a failure).")] = xc.PER_CALL,
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends [default: "
                                                  f"{','.join(xc.DEFAULT_BACKENDS)}].", show_default=False)] = None,
-    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Where reproducer files of failures go.")]
-    = xc.DEFAULT_OUT,
+    out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Where reproducer files of failures go "
+                                                 f"[default: {xc.DEFAULT_OUT}/; with puzzle files: none].",
+                                                 show_default=False)] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Calls run at once [default: the usable cores].",
                                              show_default=False)] = None,
     sizes: Annotated[str | None, typer.Option(help="Only these board sizes, e.g. 3x3 or 2x3,3x2.")] = None,
@@ -200,6 +202,7 @@ def xcheck_cmd(
             classes = xc.Classes(_sizes(sizes), _yes_no(framed, "--framed"), _yes_no(rotations, "--rotations"),
                               rule, kind)
             cases = xc.generate_cases(stream_seed, planned, classes)
+            out_dir = out_dir or xc.DEFAULT_OUT  # with puzzle files, they are the reproducers: none unless asked
         with _progress(planned) as watch:
             report = xc.run_xcheck(cases, planned, _backends(backends), per_call=per_call, time_limit=time_limit,
                                 jobs=workers, reference=reference, out=out_dir, seed=stream_seed, watch=watch)
