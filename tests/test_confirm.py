@@ -47,7 +47,8 @@ def test_all_solutions_are_compared_as_sets():
 
 
 def test_an_undercount_is_a_disagreement_naming_both(rigged):
-    with pytest.raises(Disagreement, match=r"short says 15 raw / 2 distinct, native says 16 raw / 2 distinct") as caught:
+    said = r"short says 15 raw / 2 distinct, native says 16 raw / 2 distinct"
+    with pytest.raises(Disagreement, match=said) as caught:
         edgematch.count(HUNDE, distinct=True, backend="short", confirm=True)
     assert caught.value.first.count == 15 and caught.value.second.count == 16
     assert edgematch.count(HUNDE, backend="short").count == 15  # unconfirmed, the word of one backend
@@ -69,3 +70,20 @@ def test_a_timeout_leaves_nothing_to_confirm():
 def test_confirm_must_be_a_bool():
     with pytest.raises(edgematch.UsageError, match="confirm must be True or False"):
         edgematch.count(HUNDE, confirm="yes")
+
+
+def test_the_harness_marks_answers_two_families_gave_alike():
+    from edgematch.bench.agreement import confirmations
+    from edgematch.bench.runner import RunRecord
+
+    def run(instance, backend, status, count=None, task="count"):
+        return RunRecord(instance, backend, task, status, "done", "correct", 0.1, count=count, distinct=None)
+
+    runs = [
+        run("a", "native", "solved", 16), run("a", "native:restarts", "solved", 16),  # one family twice
+        run("b", "native", "solved", 16), run("b", "sat:glucose4", "solved", 16),     # two families
+        run("c", "cpsat", "unsat", task="first"), run("c", "cpsat:table", "unsat", task="first"),
+        run("d", "cpsat", "unsat", task="first"), run("d", "sat:cadical195", "unsat", task="first"),
+        run("e", "native", "solved", 4), run("e", "auto", "solved", 4),                # a chooser is no family
+    ]
+    assert confirmations(runs) == {("b", "count"): ["native", "sat"], ("d", "first"): ["cpsat", "sat"]}

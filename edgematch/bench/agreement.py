@@ -5,6 +5,8 @@
 - Counts (task ``count``): complete counts, raw and distinct, must be equal. The value most backends
   gave stands; the others are wrong. With no majority every complete count is wrong (no way to tell
   which is right). A complete count below another run's partial count (a lower bound) is wrong too.
+- Confirmation: a count or a "no solution" that backends of two independent families (native search,
+  CP-SAT, SAT) gave alike is marked confirmed; one backend's word is not.
 """
 
 from __future__ import annotations
@@ -54,3 +56,26 @@ def _disagreements(runs: list[RunRecord]) -> dict[int, str]:
 
 def _shown(run: RunRecord) -> str:
     return f"{run.count}" + (f" ({run.distinct} distinct)" if run.distinct is not None else "")
+
+
+def confirmations(records: list[RunRecord]) -> dict[tuple[str, str], list[str]]:
+    """(instance, task) -> the backend families whose complete answers agree there, for the answers that
+    need a second opinion (a count, or "no solution"), when two or more independent families gave it;
+    a solution needs none (the checker proves it)."""
+    from edgematch.bench.summary import is_meta
+    from edgematch.solvers.confirm import family
+
+    answers: dict[tuple[str, str], dict[tuple, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for run in records:
+        if run.category != "correct" or is_meta(run.backend):
+            continue
+        if run.task == "count" and run.status == "solved":
+            answers[run.instance, run.task][run.count, run.distinct].add(family(run.backend))
+        elif run.status == "unsat":
+            answers[run.instance, run.task]["unsat",].add(family(run.backend))
+    out = {}
+    for key, by_answer in answers.items():
+        families = max(by_answer.values(), key=len)
+        if len(families) > 1 and len(by_answer) == 1:
+            out[key] = sorted(families)
+    return out

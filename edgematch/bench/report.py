@@ -67,6 +67,15 @@ CHOOSERS = ("Totals are PAR2 seconds summed over the runs (unsolved at twice the
             "is where the chooser lost most against the best single backend of that class.")
 
 
+def confirmed_line(summary: Summary) -> str:
+    """How many counts and "no solution" answers two independent backend families gave alike."""
+    need = summary.needs_confirming
+    if not need:
+        return "No count or \"no solution\" answer to confirm (solutions are proved by the checker)."
+    return (f"Confirmed by two independent families (native search, CP-SAT, SAT): {len(summary.confirmed)} of "
+            f"{need} counts and \"no solution\" answers (✓ in the runs table); the others rest on one family's word.")
+
+
 def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
     return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]
             if b in summary.headline]
@@ -89,6 +98,7 @@ def markdown(summary: Summary) -> str:
     else:
         lines += [f"No wrong answers: {summary.checked} solutions passed the independent checker and every "
                   "verdict and count agrees across backends."]
+    lines += ["", confirmed_line(summary)]
     if summary.errors:
         lines += ["", f"{len(summary.errors)} run(s) ended in an error:", ""]
         lines += [f"- `{r.instance}` {r.backend} ({r.termination}): {r.message}" for r in summary.errors]
@@ -123,6 +133,7 @@ def markdown(summary: Summary) -> str:
               "|---|---|---|---|---:|---:|---:|---|"]
     for r in summary.runs:
         count = "" if r.count is None else f"{r.count}" + ("" if r.distinct is None else f" / {r.distinct}")
+        count += " ✓" if count and r.status == "solved" and (r.instance, r.task) in summary.confirmed else ""
         lines.append(f"| {r.instance} | {r.backend} | {r.category} | {r.status} | {seconds(r.time)} | "
                      f"{seconds(r.wall)} | {count} | {r.message.replace('|', '/')} |")
     lines += ["", "## Environment", ""] + [f"- {k}: {v}" for k, v in environment_rows(summary)]
@@ -167,7 +178,7 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
         figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat,
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
-        CHOOSERS=CHOOSERS,
+        CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary),
     )
 
 

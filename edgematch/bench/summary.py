@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session
@@ -111,6 +111,13 @@ class Summary:
     classes: list[tuple[str, str]]                       # (family, size), families in plan order, small first
     by_class: dict[tuple[str, str, str], Stats]          # (family, size, backend) -> stats
     best: list[RunRecord]                                # the virtual best runs
+    confirmed: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (instance, task) -> families agreeing
+
+    @property
+    def needs_confirming(self) -> int:
+        """(instance, task) pairs whose answer needs a second opinion: a complete count, or "no solution"."""
+        return len({(r.instance, r.task) for r in self.runs if r.category == "correct" and not is_meta(r.backend)
+                    and (r.status == "unsat" or r.task == "count" and r.status == "solved")})
 
     @property
     def wrong(self) -> list[RunRecord]:
@@ -183,4 +190,6 @@ def summarise(session: Session, runs: list[RunRecord]) -> Summary:
         tiles[run.family, run.size] = run.tiles
     classes = sorted(tiles, key=lambda c: (families.index(c[0]), tiles[c]))
     by_class = {key: stats(group, cutoff) for key, group in groups.items()}
-    return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best)
+    from edgematch.bench.agreement import confirmations
+
+    return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best, confirmations(runs))
