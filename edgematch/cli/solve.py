@@ -1,19 +1,24 @@
 """Solving commands: ``edgematch solve`` and ``edgematch count``, with a live progress display.
 
-Exit codes: 0 solved (or counted), 1 no solution, 2 bad input, 3 stopped by the time limit with no
-answer, 130 interrupted (after printing what was found so far).
+Exit codes, decided in one place (:func:`exit_code`) from the result's status:
+0 the complete answer (a solution; every solution or the ``--limit`` asked for; an exact count),
+1 no solution, 2 bad input, 3 the time limit came first (nothing found, or an enumeration or count that
+did not finish: what was found is printed, a count as "at least N"), 4 the backend failed (status
+``error``: every portfolio member died, a solver process died; the message goes to stderr),
+130 interrupted by Ctrl-C (after printing what was found so far).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as Bar
+from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -21,13 +26,17 @@ from edgematch.cli.commands import FormatOpt, emit
 from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core import formats as fmt
 from edgematch.core.model import Puzzle
-from edgematch.errors import UsageError
+from edgematch.errors import BackendError, MissingDependencyError, UsageError
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 from edgematch.solvers.base import Question, Task
 from edgematch.solvers.policy import choose
+from edgematch.solvers.processes import INTERRUPTED
+
+Progress = Callable[[dict[str, float]], None]  # what a live progress line is given to report to
 
 EXIT_TIMEOUT = 3
+EXIT_FAILED = 4
 
 BackendOpt = Annotated[
     str, typer.Option("--backend", "-b", help="auto (default: chosen by the measured policy), native, cpsat, "
@@ -54,7 +63,7 @@ class Render(StrEnum):
 
 
 @contextlib.contextmanager
-def live_progress(what: str) -> Iterator:
+def live_progress(what: str) -> Iterator[Progress | None]:
     """A transient progress line (nodes, solutions, rate, elapsed) on a terminal; nothing otherwise."""
     if not err.is_terminal:
         yield None
@@ -64,7 +73,7 @@ def live_progress(what: str) -> Iterator:
         TextColumn("{task.fields[solutions]:>10,} boards"), TextColumn("{task.fields[rate]:>7.1f} M nodes/s"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Bar(*columns, console=err, transient=True) as bar:
         task = bar.add_task(what, total=None, nodes=0, solutions=0, rate=0.0)
 
         def update(info: dict[str, float]) -> None:
@@ -95,11 +104,12 @@ def _summary(result: Result) -> Table:
     table.add_row("status", f"[{colour}]{result.status.value}[/]{note}")
     settings = ", ".join(f"{k}={v}" for k, v in result.options.items() if v is not None)
     table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
+    bound = "" if result.complete else "at least "
     if result.count is not None:
-        bound = "at least " if result.status is Status.TIMEOUT else ""
         table.add_row("solutions", f"{bound}{result.count:,} raw")
+    elif bound and len(result.solutions) > 1:  # an enumeration stopped early: what it listed
+        table.add_row("solutions", f"{bound}{len(result.solutions):,} raw (listed above)")
     if result.distinct is not None:
-        bound = "at least " if result.status is Status.TIMEOUT else ""
         table.add_row("distinct", f"{bound}{result.distinct:,} (up to turning the board)")
     t = result.timings
     table.add_row("time", f"{t.total:.3f} s (build {t.build:.3f}, solve {t.solve:.3f}, check {t.check:.3f})")
@@ -120,13 +130,46 @@ def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, opt
         out.print(f"backend {backend} was named, so auto chose nothing", highlight=False)
 
 
+def exit_code(result: Result) -> int:
+    """The one rule from a result to the exit code (see the module docstring). A status ``solved`` is a
+    complete answer to the question asked; ``timeout`` is not, whatever it found on the way."""
+    if result.message == INTERRUPTED:
+        return EXIT_INTERRUPTED
+    return {Status.SOLVED: 0, Status.UNSAT: EXIT_INVALID, Status.TIMEOUT: EXIT_TIMEOUT,
+            Status.ERROR: EXIT_FAILED}[result.status]
+
+
 def _exit(result: Result) -> None:
-    if result.message == "interrupted":
-        raise typer.Exit(EXIT_INTERRUPTED)
-    if result.status is Status.UNSAT:
-        raise typer.Exit(EXIT_INVALID)
-    if result.status is Status.TIMEOUT and not result.solutions and result.count is None:
-        raise typer.Exit(EXIT_TIMEOUT)
+    code = exit_code(result)
+    if code == EXIT_FAILED:
+        err.print(Text.assemble(("edgematch: ", "bold red"), result.message or f"{result.backend} failed"),
+                  soft_wrap=True, highlight=False)
+    if code:
+        raise typer.Exit(code)
+
+
+def attempt(backend: str, question: Question, call: Callable[[Progress | None], Result]) -> Result:
+    """``call(progress)`` under a live progress line. Ctrl-C outside a backend's search (loading, building)
+    and a backend's failure become results, so they are printed and exit by :func:`exit_code` like any other."""
+    try:
+        with live_progress("counting" if question == "count" else "solving") as progress:
+            return call(progress)
+    except KeyboardInterrupt:
+        return Result(backend, Status.TIMEOUT, count=0 if question == "count" else None, message=INTERRUPTED)
+    except MissingDependencyError:
+        raise  # an extra to install: bad usage, exit 2
+    except BackendError as exc:
+        return Result(backend, Status.ERROR, message=str(exc))
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C before or after the search (reading the puzzle, drawing the answer): say so and exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 @app.command("solve")
@@ -150,18 +193,19 @@ def solve_cmd(
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch.core import render as draw
 
-    with reported():
+    with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         options = backend_options(order, option)
         if explain:
             _explain(puzzle, backend, "all" if all_ else "first", workers, options)
-        with live_progress("solving") as progress:
-            if all_:
-                result = solve_all(puzzle, backend, limit, time_limit, workers, progress=progress, **options)
-            else:
-                if limit is not None:
-                    raise typer.BadParameter("--limit goes with --all")
-                result = solve_puzzle(puzzle, backend, time_limit, workers, progress=progress, **options)
+        if limit is not None and not all_:
+            raise typer.BadParameter("--limit goes with --all")
+        if all_:
+            result = attempt(backend, "all", lambda progress: solve_all(
+                puzzle, backend, limit, time_limit, workers, progress=progress, **options))
+        else:
+            result = attempt(backend, "first", lambda progress: solve_puzzle(
+                puzzle, backend, time_limit, workers, progress=progress, **options))
         first = result.solution
         if first is not None:
             if render is None or render is Render.ascii and output is None:
@@ -179,7 +223,7 @@ def solve_cmd(
             for i, solution in enumerate(result.solutions, start=1):
                 cells = " ".join(f"{t}:{r}" for t, r in solution.cells)
                 out.print(f"{i:>6}  {cells}", highlight=False)
-    out.print(_summary(result))
+        out.print(_summary(result))
     _exit(result)
 
 
@@ -196,14 +240,14 @@ def count_cmd(
     explain: ExplainOpt = False,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
-    with reported():
+    with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         options = backend_options(order, option)
         if explain:
             _explain(puzzle, backend, "count", workers, options)
-        with live_progress("counting") as progress:
-            result = count(puzzle, distinct, backend, time_limit, workers, progress=progress, **options)
-    out.print(_summary(result))
+        result = attempt(backend, "count", lambda progress: count(
+            puzzle, distinct, backend, time_limit, workers, progress=progress, **options))
+        out.print(_summary(result))
     _exit(result)
 
 
