@@ -31,17 +31,17 @@ from edgematch.solvers.processes import (
     TIME_LIMIT,
     adopt,
     context,
-    forking,
     interrupt_group,
     kill_group,
     own_group,
+    start,
     usable_cores,
 )
 
 # in order of preference: the fastest single backend overall, then the one that solves what it misses
 DEFAULT_MEMBERS = ("native", "cpsat:table", "sat:cadical195")
 MEMBER_GRACE = 0.15  # past the time limit, for members to report their own timeout
-STOP_GRACE = 0.1  # after Ctrl-C is passed on, for members to report what they found; then they are killed
+STOP_GRACE = 0.3  # after Ctrl-C is passed on, for members to report what they found; then they are killed
 
 
 class PortfolioBackend(Backend):
@@ -97,8 +97,7 @@ class PortfolioBackend(Backend):
                 process = ctx.Process(target=_member, args=(send, member, puzzle, mine))
                 running[receive] = (member.full_name, process)
                 try:
-                    with forking():
-                        process.start()
+                    start(process)
                     adopt(process.pid)
                 finally:
                     send.close()

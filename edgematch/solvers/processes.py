@@ -18,6 +18,7 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -55,6 +56,22 @@ def forking() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def start(process: Any) -> None:
+    """Start a child under :func:`forking`. In a daemonic process (a ``multiprocessing.Pool`` worker), which
+    multiprocessing forbids children because it may be stopped without cleaning up, this is allowed on
+    Linux: every child here dies with its parent (``PR_SET_PDEATHSIG``), so nothing is left behind."""
+    config = mp.current_process()._config  # noqa: SLF001  (where multiprocessing keeps the daemon flag)
+    lift = sys.platform.startswith("linux") and config.get("daemon", False)
+    if lift:
+        config["daemon"] = False
+    try:
+        with forking():
+            process.start()
+    finally:
+        if lift:
+            config["daemon"] = True
 
 
 def _release_sigint() -> None:
@@ -145,8 +162,7 @@ def stream(target: Callable[..., None], args: tuple, deadline: float | None,
     receive, send = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_streaming, args=(target, send, args), daemon=True)
     try:
-        with forking():
-            process.start()
+        start(process)
         send.close()
         while True:
             left = None if deadline is None else deadline - time.monotonic()

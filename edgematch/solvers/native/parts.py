@@ -28,7 +28,8 @@ from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, forking, worker_child
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child
+from edgematch.solvers.processes import start as start_child
 
 PARTS_PER_WORKER = 8
 COLLECT_SECONDS = 0.15  # once stopped, how long workers get to report the part they were searching
@@ -101,8 +102,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
                 send, puzzle, tables, parts, taken, stop, capacity, task.distinct, wall_deadline, want))
             running[receive] = process
             try:
-                with forking():
-                    process.start()
+                start_child(process)
             finally:
                 send.close()
         if running:

@@ -1,0 +1,133 @@
+"""Time limits and child processes: every backend returns within its limit plus a quarter second (building a
+model counts against it), and no worker process outlives its caller, even one killed with ``kill -9``."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import edgematch
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.solvers.base import get_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+OVERSHOOT = 0.25  # seconds past the limit a call may take (stopping, collecting, killing children)
+# a board whose CP-SAT model and CNF take seconds to build (so the build must stop at the limit too), and
+# on which no backend finds a first solution or finishes a count in a second
+HARD = GeneratorSpec(16, 16, framed=True, border_colours=5, inner_colours=17, seed=1)
+
+
+@pytest.fixture(scope="module")
+def hard():
+    return generate(HARD)[0]
+
+
+@pytest.mark.parametrize(("backend", "question", "workers"), [
+    ("native", "count", 1), ("native", "count", 4), ("native:restarts", "first", 1), ("cpsat", "count", 1),
+    ("cpsat:table", "first", 1), ("sat", "count", 1), ("sat:lingeling", "first", 1),
+    ("sat:cadical195", "count", 1), ("portfolio", "count", 1), ("portfolio", "first", 1), ("auto", "first", 1),
+])
+def test_every_backend_returns_within_its_limit(hard, backend, question, workers):
+    get_backend(backend).warm_up()  # loading libraries is not part of the limit; building and starting are
+    limit = 0.4
+    start = time.monotonic()
+    if question == "count":
+        result = edgematch.count(hard, backend=backend, time_limit=limit, workers=workers)
+    else:
+        result = edgematch.solve(hard, backend=backend, time_limit=limit, workers=workers)
+    took = time.monotonic() - start
+    assert result.status.value == "timeout" and result.message.startswith("time limit"), result
+    assert took < limit + OVERSHOOT, f"{backend} took {took:.3f} s for a {limit} s limit"
+    if question == "count":
+        assert result.count is not None  # a lower bound, even when stopped while building
+
+
+SCRIPT = """
+import sys, threading
+import edgematch
+from edgematch.core.generator import GeneratorSpec, generate
+puzzle = generate(GeneratorSpec(7, 7, colours=2, seed=1))[0]
+backend, workers, threaded = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "thread"
+call = lambda: edgematch.count(puzzle, backend=backend, workers=workers)
+if threaded:  # forked by a thread that is not the main one: PR_SET_PDEATHSIG follows the forking thread
+    worker = threading.Thread(target=call)
+    worker.start()
+    worker.join()
+else:
+    call()
+"""
+
+
+def _children(pid):
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(entry.name))
+    return kids
+
+
+def _descendants(pid):
+    found, todo = [], [pid]
+    while todo:
+        for kid in _children(todo.pop()):
+            found.append(kid)
+            todo.append(kid)
+    return found
+
+
+def _alive(pid):
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_no_worker_outlives_a_caller_killed_with_kill_9():
+    # backend, workers, how it is called, processes it starts: native's workers (forked by a thread that is
+    # not the main one), the portfolio's members and the SAT and CP-SAT solver children they start
+    cases = [("native", 4, "thread", 4), ("portfolio:native+sat+cpsat", 1, "main", 5)]
+    callers = [(subprocess.Popen([sys.executable, "-c", SCRIPT, backend, str(workers), how], cwd=ROOT), started)
+               for backend, workers, how, started in cases]
+    seen = []
+    try:
+        for (caller, started), case in zip(callers, cases, strict=True):
+            deadline = time.monotonic() + 30
+            while len(kids := _descendants(caller.pid)) < started and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(kids) >= started, f"{case}: only {kids} started"
+            seen.append(kids)
+        for caller, _ in callers:
+            caller.send_signal(signal.SIGKILL)
+            caller.wait()
+        time.sleep(1.0)
+        for kids, case in zip(seen, cases, strict=True):
+            assert not [k for k in kids if _alive(k)], f"{case}: workers outlived their killed caller"
+    finally:
+        for caller, _ in callers:
+            caller.kill()
+        for kids in seen:
+            for kid in kids:
+                if _alive(kid):
+                    os.kill(kid, signal.SIGKILL)
+
+
+def _count_hunde(backend):
+    return edgematch.count(edgematch.read_puzzle(ROOT / "examples/hunde.hunde"), backend=backend).count
+
+
+def test_backends_with_child_processes_run_inside_a_pool_worker():
+    import multiprocessing
+
+    # a Pool worker is daemonic, and multiprocessing forbids such a process children; ours die with it
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.map(_count_hunde, ["cpsat", "sat", "portfolio:native+sat"]) == [16, 16, 16]
