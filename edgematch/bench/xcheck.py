@@ -676,7 +676,8 @@ def _drive(cases: Iterator[Case], names: tuple[str, ...], workers: list[_Worker]
 
     while True:
         if time_up():
-            report.stopped = "time limit"
+            if flights or report.checked < report.planned:
+                report.stopped = "time limit"
             return  # unfinished puzzles are left out; the caller stops the workers
         idle = [w for w in workers if w.call is None]
         while idle:
