@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
 
 from edgematch.core.model import Puzzle, Solution
@@ -76,18 +77,19 @@ class NativeBackend(Backend):
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
         runs = 1
+        left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         if restarting:
-            outcome, runs = drive_restarts(tables, unit, seed, task.time_limit, task.progress)
+            outcome, runs = drive_restarts(tables, unit, seed, left, task.progress)
         elif task.workers > 1:
             try:
-                outcome = parts.run_parallel(puzzle, tables, task, want, capacity)
+                outcome = parts.run_parallel(puzzle, tables, replace(task, time_limit=left), want, capacity)
             except ChildDied as exc:
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
         else:
             search = Search(tables, capacity=capacity, distinct=task.distinct)
-            outcome = drive(search, task.time_limit, want, task.progress)
+            outcome = drive(search, left, want, task.progress)
         solve = time.perf_counter() - t0
 
         raw = outcome.solutions * tables.raw_multiplier
