@@ -317,7 +317,15 @@ def write(puzzle: Puzzle) -> str:
     return "\n".join(out) + "\n"
 
 
+def starts_with_a_form(source: Source) -> bool:
+    """Whether the first thing after blanks and ``;`` comments opens a list: a cheap test before parsing
+    a whole file in detection."""
+    return re.match(r"(?:\s|;[^\n]*)*'?[(\[]", source.text) is not None
+
+
 def sniff(source: Source) -> bool:
+    if not starts_with_a_form(source):
+        return False
     try:
         forms, _ = parse(source)
     except EdgematchError:

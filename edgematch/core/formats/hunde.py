@@ -39,7 +39,9 @@ HALVES = {"head": 1, "tail": -1}
 _WORD = r"[A-Za-z][A-Za-z0-9_'-]*"
 _PAIR = rf"\(\s*({_WORD}(?:\s+{_WORD})*)\s*,\s*({_WORD})\s*\)"
 _HASKELL_TILE = re.compile(rf"Tile\s*{_PAIR}\s*{_PAIR}\s*{_PAIR}\s*{_PAIR}")
-_HASKELL_LINE = re.compile(rf"(?:{_WORD}\s*=\s*)?\[?\s*(?:Tile\s*(?:{_PAIR}\s*){{4}},?\s*)*\]?")
+# unambiguous on purpose: with ",?\\s*" the space after a tile could go to either part, and a long line that
+# fails at its end took exponential time to refuse
+_HASKELL_LINE = re.compile(rf"(?:{_WORD}\s*=\s*)?\[?\s*(?:Tile\s*(?:{_PAIR}\s*){{4}}(?:,\s*)?)*\]?")
 _BULLET = re.compile(r"[-*\u2022]\s+")
 _NAME = re.compile(r"name:\s*(.*?)\s*$")
 _PATTERN = re.compile(r"[a-z][a-z0-9_']*(?:-[a-z0-9_']+)*$")

@@ -28,7 +28,7 @@ Content detection: the first form is a list of strings, possibly quoted, under `
 from __future__ import annotations
 
 from edgematch.core.formats import Format
-from edgematch.core.formats.arc import Node, parse, refusal, square_side
+from edgematch.core.formats.arc import Node, parse, refusal, square_side, starts_with_a_form
 from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile
 from edgematch.errors import EdgematchError, FormatError
@@ -116,6 +116,8 @@ def write(puzzle: Puzzle) -> str:
 
 
 def sniff(source: Source) -> bool:
+    if not starts_with_a_form(source):
+        return False
     try:
         forms, _ = parse(source)
     except EdgematchError:

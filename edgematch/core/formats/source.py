@@ -40,7 +40,8 @@ def read_bytes(path: str | Path, what: str = "puzzle file") -> bytes:
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", p) from None
     try:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
             raise FormatError(f"is a directory, not a {what}", p)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # a pipe with a writer is then read to its end
@@ -50,6 +51,8 @@ def read_bytes(path: str | Path, what: str = "puzzle file") -> bytes:
         raise FormatError(f"cannot read: {exc.strerror or exc}", p) from None
     finally:
         os.close(fd)
+    if not data and stat.S_ISFIFO(mode):
+        raise FormatError("nothing to read: a pipe that nothing writes to", p, 1)
     if len(data) > MAX_INPUT_BYTES:
         raise FormatError(
             f"larger than {MAX_INPUT_BYTES // 2**20} MiB, too large for a {what} (edgematch reads at most that)", p
