@@ -131,3 +131,22 @@ def test_backends_with_child_processes_run_inside_a_pool_worker():
     # a Pool worker is daemonic, and multiprocessing forbids such a process children; ours die with it
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.map(_count_hunde, ["cpsat", "sat", "portfolio:native+sat"]) == [16, 16, 16]
+
+
+def test_ctrl_c_keeps_the_count_the_workers_had_so_far():
+    import threading
+
+    puzzle = generate(GeneratorSpec(7, 7, colours=2, seed=1))[0]
+    get_backend("native").warm_up()
+    before = set(_descendants(os.getpid()))
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))  # Ctrl-C reaches the caller
+    timer.start()
+    try:
+        start = time.monotonic()
+        result = edgematch.count(puzzle, backend="native", workers=2)
+        took = time.monotonic() - start
+    finally:
+        timer.cancel()
+    assert result.message == "interrupted" and result.status.value == "timeout", result
+    assert result.count > 0 and took < 1.0 + OVERSHOOT + 0.2
+    assert not set(_descendants(os.getpid())) - before, "a worker outlived the interrupted count"
