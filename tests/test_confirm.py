@@ -87,3 +87,16 @@ def test_the_harness_marks_answers_two_families_gave_alike():
         run("e", "native", "solved", 4), run("e", "auto", "solved", 4),                # a chooser is no family
     ]
     assert confirmations(runs) == {("b", "count"): ["native", "sat"], ("d", "first"): ["cpsat", "sat"]}
+
+
+def test_the_command_says_who_confirmed_and_exits_5_on_a_disagreement(rigged):
+    from typer.testing import CliRunner
+
+    from edgematch.cli.main import load_commands
+
+    runner, app = CliRunner(), load_commands()
+    agreed = runner.invoke(app, ["count", HUNDE, "--distinct", "-b", "cpsat", "--confirm"])
+    assert agreed.exit_code == 0 and "yes: native gives the same: 16 raw / 2 distinct" in agreed.output
+    differ = runner.invoke(app, ["count", HUNDE, "-b", "short", "--confirm"])
+    assert differ.exit_code == 5
+    assert "15 raw" in differ.output and "DISAGREEMENT: short says 15 raw, native says 16 raw" in differ.output

@@ -5,6 +5,7 @@ Exit codes, decided in one place (:func:`exit_code`) from the result's status:
 1 no solution, 2 bad input, 3 the time limit came first (nothing found, or an enumeration or count that
 did not finish: what was found is printed, a count as "at least N"), 4 the backend failed (status
 ``error``: every portfolio member died, a solver process died; the message goes to stderr),
+5 ``--confirm``: a backend of another family gave a different answer (both are printed; one is wrong),
 130 interrupted by Ctrl-C (after printing what was found so far).
 """
 
@@ -30,6 +31,7 @@ from edgematch.errors import BackendError, MissingDependencyError, UsageError
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 from edgematch.solvers.base import Question, Task
+from edgematch.solvers.confirm import Confirmation, Disagreement, family
 from edgematch.solvers.policy import choose
 from edgematch.solvers.processes import INTERRUPTED
 
@@ -37,6 +39,7 @@ Progress = Callable[[dict[str, float]], None]  # what a live progress line is gi
 
 EXIT_TIMEOUT = 3
 EXIT_FAILED = 4
+EXIT_DISAGREE = 5
 
 BackendOpt = Annotated[
     str, typer.Option("--backend", "-b", help="auto (default: chosen by the measured policy), native, cpsat, "
@@ -53,6 +56,10 @@ ExplainOpt = Annotated[
 ]
 OrderOpt = Annotated[
     str | None, typer.Option("--order", help="Native fill order: row (default), spiral or frame.")
+]
+ConfirmOpt = Annotated[
+    bool, typer.Option("--confirm", help="Re-derive \"no solution\" or the count with a backend of another "
+                       "family (native, CP-SAT, SAT) within the same time limit; exit 5 if they differ.")
 ]
 
 
@@ -111,6 +118,11 @@ def _summary(result: Result) -> Table:
         table.add_row("solutions", f"{bound}{len(result.solutions):,} raw (listed above)")
     if result.distinct is not None:
         table.add_row("distinct", f"{bound}{result.distinct:,} (up to turning the board)")
+    confirmation = result.confirmation
+    if confirmation is not None:
+        shown = {True: f"[green]yes[/]: {confirmation.detail}", False: f"[bold red]NO[/]: {confirmation.detail}",
+                 None: f"[yellow]no[/]: {confirmation.detail}"}[confirmation.agreed]
+        table.add_row("confirmed", shown)
     t = result.timings
     table.add_row("time", f"{t.total:.3f} s (build {t.build:.3f}, solve {t.solve:.3f}, check {t.check:.3f})")
     c = result.counters
@@ -135,6 +147,8 @@ def exit_code(result: Result) -> int:
     complete answer to the question asked; ``timeout`` is not, whatever it found on the way."""
     if result.message == INTERRUPTED:
         return EXIT_INTERRUPTED
+    if result.confirmation is not None and result.confirmation.agreed is False:
+        return EXIT_DISAGREE
     return {Status.SOLVED: 0, Status.UNSAT: EXIT_INVALID, Status.TIMEOUT: EXIT_TIMEOUT,
             Status.ERROR: EXIT_FAILED}[result.status]
 
@@ -143,6 +157,9 @@ def _exit(result: Result) -> None:
     code = exit_code(result)
     if code == EXIT_FAILED:
         err.print(Text.assemble(("edgematch: ", "bold red"), result.message or f"{result.backend} failed"),
+                  soft_wrap=True, highlight=False)
+    if code == EXIT_DISAGREE and result.confirmation is not None:
+        err.print(Text.assemble(("edgematch: DISAGREEMENT: ", "bold red"), result.confirmation.detail),
                   soft_wrap=True, highlight=False)
     if code:
         raise typer.Exit(code)
@@ -158,6 +175,9 @@ def attempt(backend: str, question: Question, call: Callable[[Progress | None], 
         return Result(backend, Status.TIMEOUT, count=0 if question == "count" else None, message=INTERRUPTED)
     except MissingDependencyError:
         raise  # an extra to install: bad usage, exit 2
+    except Disagreement as exc:  # the first answer stands beside the second opinion that contradicts it
+        exc.first.confirmation = Confirmation(exc.second.backend, False, str(exc), exc.second)
+        return exc.first
     except BackendError as exc:
         return Result(backend, Status.ERROR, message=str(exc))
 
@@ -170,6 +190,17 @@ def interruptible() -> Iterator[None]:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _proof_backend(backend: str, all_: bool) -> str:
+    """The backend that writes a --proof: a SAT one (``auto`` becomes ``sat``)."""
+    if all_:
+        raise UsageError("--proof goes with finding one solution, not --all")
+    if backend == "auto":
+        return "sat"
+    if family(backend) != "sat":
+        raise UsageError(f"--proof needs a SAT backend (-b sat or sat:NAME), not {backend}")
+    return backend
 
 
 @app.command("solve")
@@ -189,6 +220,10 @@ def solve_cmd(
     ] = None,
     format: FormatOpt = None,
     explain: ExplainOpt = False,
+    confirm: ConfirmOpt = False,
+    proof: Annotated[Path | None, typer.Option(
+        "--proof", help="SAT backend: when there is no solution, write the solver's DRAT proof to FILE and the "
+        "CNF it refutes beside it (FILE with suffix .cnf), for drat-trim or dratify.")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch.core import render as draw
@@ -196,16 +231,19 @@ def solve_cmd(
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         options = backend_options(order, option)
+        if proof is not None:
+            backend = _proof_backend(backend, all_)
+            options["proof"] = str(proof)
         if explain:
             _explain(puzzle, backend, "all" if all_ else "first", workers, options)
         if limit is not None and not all_:
             raise typer.BadParameter("--limit goes with --all")
         if all_:
             result = attempt(backend, "all", lambda progress: solve_all(
-                puzzle, backend, limit, time_limit, workers, progress=progress, **options))
+                puzzle, backend, limit, time_limit, workers, progress=progress, confirm=confirm, **options))
         else:
             result = attempt(backend, "first", lambda progress: solve_puzzle(
-                puzzle, backend, time_limit, workers, progress=progress, **options))
+                puzzle, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
         first = result.solution
         if first is not None:
             if render is None or render is Render.ascii and output is None:
@@ -238,6 +276,7 @@ def count_cmd(
     option: OptionOpt = None,
     format: FormatOpt = None,
     explain: ExplainOpt = False,
+    confirm: ConfirmOpt = False,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
@@ -246,7 +285,7 @@ def count_cmd(
         if explain:
             _explain(puzzle, backend, "count", workers, options)
         result = attempt(backend, "count", lambda progress: count(
-            puzzle, distinct, backend, time_limit, workers, progress=progress, **options))
+            puzzle, distinct, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
         out.print(_summary(result))
     _exit(result)
 

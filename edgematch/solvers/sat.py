@@ -12,8 +12,10 @@ nothing already found is lost. Ctrl-C stops the child the same way (message ``in
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from edgematch.core.model import Puzzle
@@ -27,6 +29,10 @@ DEFAULT_SOLVER = "glucose4"
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
            "maplecm", "lingeling", "mergesat3", "minicard")
+# the solvers that can log a DRAT proof of unsatisfiability through PySAT (minisat22, mergesat3 and minicard
+# cannot: PySAT raises NotImplementedError)
+PROOF_SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "maplechrono", "maplecm",
+                 "lingeling")
 
 
 
@@ -37,7 +43,7 @@ class SatBackend(Backend):
     modules = ("pysat",)
     warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf")
     description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
-    options = ("one_to_one", "forbidden", "support", "amo", "symmetry")
+    options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof")
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         from edgematch.encodings.cnf import CnfOptions
@@ -46,6 +52,7 @@ class SatBackend(Backend):
         if solver not in SOLVERS:
             raise UsageError(f"unknown SAT solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
         given = self.checked_options(task)
+        proof = _proof_paths(given.pop("proof", None), solver, task)
         flags = {k: on_off(v) for k, v in given.items() if k != "amo"}
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         self.warm_up()  # loaded here once, so the child does not pay the imports
@@ -54,7 +61,7 @@ class SatBackend(Backend):
         want_boards = 1 if task.question == "first" else None
         got = _Received(task, started)
         try:
-            stopped = stream(_child, (puzzle, options, solver, want_boards), deadline, got.handle)
+            stopped = stream(_child, (puzzle, options, solver, want_boards, proof), deadline, got.handle)
         except ChildDied as exc:
             stopped = "error"
             got.message = f"sat:{solver}: {exc}"
@@ -65,7 +72,7 @@ class SatBackend(Backend):
         result = Result(
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
             counters={**got.stats, **got.enc_stats, "boards": len(boards)},
-            options={"solver": solver, **{k: getattr(options, k) for k in self.options}},
+            options={"solver": solver, **{k: getattr(options, k) for k in self.options if k != "proof"}},
             message=got.message or stopped,
         )
         if stopped == "error":
@@ -83,6 +90,14 @@ class SatBackend(Backend):
                 result.message = ""
             elif finished:
                 result.status = Status.UNSAT
+                if proof is not None:
+                    result.options["proof"] = str(proof[0])
+                    result.message = (f"DRAT proof of no solution in {proof[0]} for the CNF in {proof[1]} "
+                                      f"(check it with drat-trim or dratify)")
+            elif proof is not None:
+                result.message = result.message or "no proof written: the search did not finish"
+            if boards and proof is not None:
+                result.message = "no proof written: there is a solution (the checker proves it)"
             return result
         if finished:
             result.status = Status.SOLVED if boards else Status.UNSAT
@@ -132,18 +147,56 @@ class _Received:
         return False
 
 
-def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: str, want: int | None) -> None:
-    """Build the CNF, then solve, send each board, block it, repeat; then send the solver's counters."""
+def _proof_paths(given: object, solver: str, task: Task) -> tuple[Path, Path] | None:
+    """Where a DRAT proof of "no solution" goes, and the CNF it refutes beside it (``p.drat`` -> ``p.cnf``)."""
+    if given is None:
+        return None
+    if task.question != "first":
+        raise UsageError("a proof goes with finding a solution (solve): an enumeration ends unsatisfiable "
+                         "only because of its own blocking clauses")
+    if solver not in PROOF_SOLVERS:
+        raise UsageError(f"sat:{solver} cannot log a proof; these can: {', '.join(PROOF_SOLVERS)}")
+    path = Path(str(given))
+    cnf = path.with_suffix(".cnf")
+    if cnf == path:
+        raise UsageError(f"proof file {path}: give it another suffix (.drat): the CNF is written as {cnf}")
+    return path, cnf
+
+
+def _write(path: Path, lines: Iterable[str]) -> None:
+    """Write whole or not at all (a run killed at its limit leaves no half proof)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", encoding="ascii") as out:
+            for line in lines:
+                out.write(line)
+                out.write("\n")
+        os.replace(partial, path)
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: str, want: int | None,
+           proof: tuple[Path, Path] | None) -> None:
+    """Build the CNF, then solve, send each board, block it, repeat; then send the solver's counters.
+    With ``proof``, an unsatisfiable first solve writes the solver's DRAT proof and the CNF it refutes."""
     from pysat.solvers import Solver
 
-    from edgematch.encodings.cnf import encode
+    from edgematch.encodings.cnf import encode, to_dimacs
 
     start = time.perf_counter()
     enc = encode(puzzle, options)
     send(("built", (time.perf_counter() - start, enc.types, enc.turns, enc.stats)))
-    with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
+    with Solver(name=solver, bootstrap_with=enc.clauses, with_proof=proof is not None) as sat:
         found = 0
-        while sat.solve():
+        satisfiable = sat.solve()
+        if proof is not None and not satisfiable:
+            _write(proof[1], [to_dimacs(enc, puzzle.name or "edgematch puzzle").rstrip("\n")])
+            steps = sat.get_proof() or []
+            if not steps or steps[-1].strip() != "0":  # maplecm stops short of the empty clause: a RUP step
+                steps.append("0")                         # any checker verifies, never taken on trust
+            _write(proof[0], steps)
+        while satisfiable:
             board = enc.decode(sat.get_model())
             send(("board", tuple(board)))
             found += 1
@@ -154,4 +207,5 @@ def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: st
             if not blocking:  # nothing free to vary: this was the only board
                 break
             sat.add_clause(blocking)
+            satisfiable = sat.solve()
         send(("done", (sat.accum_stats(), True)))
