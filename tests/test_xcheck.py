@@ -230,6 +230,17 @@ def test_judge_catches_verdicts_planted_zeros_bounds_and_errors():
     assert judge(_case(), crashed)["crash"].startswith("error: ")
 
 
+def test_a_reproducer_holds_multi_line_messages_in_its_comments(tmp_path):
+    case = make_case(1, 4, Classes(sizes=((3, 3),), framed=True))
+    answers = {"native": _a("native", "solved", 2, 1), "odd": _a("odd", "error", message="boom\nTraceback\r\n  x")}
+    path = xc.write_reproducer(xc.Outcome(case, answers, judge(case, answers)), tmp_path)
+    assert path.name == "xcheck-s1-00004-3x3-framed.em"
+    assert read_puzzle(path) == case.puzzle
+    text = path.read_text()
+    assert all(line.startswith("#") for line in text.split("edgematch puzzle")[0].splitlines())
+    assert "# the stream: edgematch xcheck --seed 1 --count 5 --sizes 3x3 --framed yes" in text
+
+
 # -- the fixed CI stream on every backend ----------------------------------------------------------------
 
 def test_a_fixed_stream_agrees_on_every_backend(tmp_path):

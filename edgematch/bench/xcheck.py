@@ -419,6 +419,7 @@ class XcheckReport:
     backends: tuple[str, ...]
     checked: int = 0
     failures: list[Outcome] = field(default_factory=list)
+    timed_out: list[Outcome] = field(default_factory=list)   # puzzles where some call hit its time limit
     per_backend: dict[str, BackendFigures] = field(default_factory=dict)
     per_class: dict[str, ClassFigures] = field(default_factory=dict)
     wall: float = 0.0
@@ -442,6 +443,8 @@ class XcheckReport:
         if outcome.failed:
             self.failures.append(outcome)
             figures.failed += 1
+        if any(a.status == "timeout" for a in outcome.answers.values()):
+            self.timed_out.append(outcome)
         for name, a in outcome.answers.items():
             f = self.per_backend.setdefault(name, BackendFigures())
             f.puzzles += 1
@@ -463,7 +466,7 @@ class XcheckReport:
 def reproducer_name(case: Case) -> str:
     """The reproducer's file name: from the seed and index, or from the file it was read from."""
     if case.source:
-        return f"file-{Path(case.source).stem}.em"
+        return f"file-{case.index:04d}-{Path(case.source).stem}.em"
     tag = case.classes.tag()
     return f"xcheck-s{case.seed}-{case.index:05d}{'-' + tag if tag else ''}.em"
 
@@ -495,7 +498,8 @@ def write_reproducer(outcome: Outcome, out: Path) -> Path:
         lines.append(f"#   {name:<{width}}  {a.shown()} ({a.seconds:.3f} s){note}")
     lines.append(f"# reproduce: edgematch xcheck {path}" + (f" -b {','.join(shown)}" if shown else ""))
     lines.extend(f"# one backend: edgematch count {path} --distinct -b {name}" for name in wrong if name != REFERENCE)
-    text = "\n".join(lines) + "\n" + write_puzzle(case.puzzle, format="native")
+    # a message spanning lines must not end the comment: the file has to read back as the puzzle
+    text = "".join(" ".join(line.splitlines()) + "\n" for line in lines) + write_puzzle(case.puzzle, format="native")
     path.write_text(text, encoding="utf-8")
     return path
 

@@ -25,6 +25,7 @@ from edgematch.errors import UsageError
 
 DEFAULT_COUNT = 300
 SHOWN_FAILURES = 20
+SHOWN_TIMEOUTS = 5
 _YES = {"yes": True, "y": True, "on": True, "true": True, "no": False, "n": False, "off": False, "false": False}
 
 
@@ -127,6 +128,12 @@ def _print(report: XcheckReport) -> None:
     if len(report.failures) > SHOWN_FAILURES:
         console.print(f"... and {len(report.failures) - SHOWN_FAILURES} more", highlight=False)
 
+    for outcome in report.timed_out[:SHOWN_TIMEOUTS]:
+        slow = ", ".join(f"{n} {a.shown()}" for n, a in outcome.answers.items() if a.status == "timeout")
+        console.print(f"[yellow]⏱[/] {outcome.case.label} ({outcome.case.key}, {outcome.case.kind}): {slow}",
+                      highlight=False, soft_wrap=True)
+    if len(report.timed_out) > SHOWN_TIMEOUTS:
+        console.print(f"... and {len(report.timed_out) - SHOWN_TIMEOUTS} more puzzles with a timeout", highlight=False)
     of = f" of {report.planned:,}" if report.checked != report.planned else ""
     why = {"time limit": " (the time limit came first)", "interrupted": " (interrupted)"}.get(report.stopped, "")
     timeouts = f", {report.timeouts:,} timeouts (not failures)" if report.timeouts else ""
@@ -155,20 +162,20 @@ def _class_order(key: str) -> tuple:
 def xcheck_cmd(
     files: Annotated[list[Path] | None, typer.Argument(help="Puzzle files or folders to check instead of the "
                                                             "generated stream (e.g. reproducers).")] = None,
-    count: Annotated[int | None, typer.Option("--count", "-n", help=f"Puzzles to generate [default: {DEFAULT_COUNT}].",
+    count: Annotated[int | None, typer.Option("--count", "-n", help=f"Puzzles to generate (default {DEFAULT_COUNT}).",
                                               show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the puzzle stream [default: 1].",
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Seed of the puzzle stream (default 1).",
                                              show_default=False)] = None,
     time_limit: Annotated[float | None, typer.Option("--time-limit", "-t", help="Seconds for the whole run: no new "
                                                      "puzzle starts after it.")] = None,
     per_call: Annotated[float, typer.Option("--per-call", help="Seconds each backend call may take (then it is "
                                             "a timeout, not a failure).")] = xc.PER_CALL,
-    backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends [default: "
-                                                 f"{','.join(xc.DEFAULT_BACKENDS)}].", show_default=False)] = None,
+    backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends (default "
+                                                 f"{','.join(xc.DEFAULT_BACKENDS)}).", show_default=False)] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Where reproducer files of failures go "
-                                                 f"[default: {xc.DEFAULT_OUT}/; with puzzle files: none].",
+                                                 f"(default {xc.DEFAULT_OUT}/; with puzzle files, none).",
                                                  show_default=False)] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Calls run at once [default: the usable cores].",
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Calls run at once (default: the usable cores).",
                                              show_default=False)] = None,
     sizes: Annotated[str | None, typer.Option(help="Only these board sizes, e.g. 3x3 or 2x3,3x2.")] = None,
     framed: Annotated[str | None, typer.Option(help="Only framed (yes) or unframed (no) puzzles.")] = None,
