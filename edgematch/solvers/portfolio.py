@@ -6,11 +6,11 @@ Each member is a forked child leading its own process group; the parent checks e
 kills every other member's group at once, so no solver outlives the call. Counts and solutions always come
 from one member, never merged.
 
-The time limit is the portfolio's: members get what is left of it when they start and report their own
-timeout (with what they found); one still running :data:`MEMBER_GRACE` past the limit is killed. Ctrl-C on
-the portfolio is passed on to the members (they lead their own groups, so a terminal's Ctrl-C reaches the
-parent only); each reports what it found within :data:`STOP_GRACE` or is killed, and the answer is the best
-partial one (message ``interrupted``).
+The time limit is the portfolio's: members get what is left of it when they start (less
+:data:`REPORT_AHEAD`) and report their own timeout (with what they found); one still running
+:data:`MEMBER_GRACE` past the limit is killed. Ctrl-C on the portfolio is passed on to the members (they lead
+their own groups, so a terminal's Ctrl-C reaches the parent only); each reports what it found within
+:data:`STOP_GRACE` or is killed, and the answer is the best partial one (message ``interrupted``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from edgematch.solvers.processes import (
 # in order of preference: the fastest single backend overall, then the one that solves what it misses
 DEFAULT_MEMBERS = ("native", "cpsat:table", "sat:cadical195")
 MEMBER_GRACE = 0.15  # past the time limit, for members to report their own timeout
+REPORT_AHEAD = 0.05  # members stop this much before the limit: reporting and exiting take time too
 STOP_GRACE = 0.3  # after Ctrl-C is passed on, for members to report what they found; then they are killed
 
 
@@ -93,7 +94,8 @@ class PortfolioBackend(Backend):
                 if left is not None and left <= 0:
                     break
                 receive, send = ctx.Pipe(duplex=False)
-                mine = replace(task, progress=None, time_limit=left)
+                ahead = None if left is None else max(0.01, left - REPORT_AHEAD)
+                mine = replace(task, progress=None, time_limit=ahead)
                 process = ctx.Process(target=_member, args=(send, member, puzzle, mine))
                 running[receive] = (member.full_name, process)
                 try:

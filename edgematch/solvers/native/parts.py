@@ -32,6 +32,7 @@ from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, cont
 from edgematch.solvers.processes import start as start_child
 
 PARTS_PER_WORKER = 8
+REPORT_AHEAD = 0.05  # seconds before the limit the workers stop searching
 COLLECT_SECONDS = 0.15  # once stopped, how long workers get to report the part they were searching
 POLL_SECONDS = 0.2
 
@@ -70,7 +71,7 @@ def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken:
             distinct: bool, deadline: float | None, want: int | None) -> None:
     """Take parts from the shared counter and send each one's outcome, until none is left or told to stop."""
     worker_child()
-    while not stop.is_set():
+    while not stop.is_set() and (deadline is None or time.time() < deadline):
         with taken.get_lock():
             index = taken.value
             taken.value += 1
@@ -87,7 +88,8 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     start = time.monotonic()
     deadline = None if task.time_limit is None else start + task.time_limit
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
-    wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic())
+    # the workers stop a little early: reporting, exiting and being collected take time too
+    wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
     ctx = context()
     stop, taken = ctx.Event(), ctx.Value("q", 0)
     total = Outcome(finished=True, nodes=plan_nodes)
@@ -126,7 +128,9 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
             receive.close()
     if reason or taken.value < len(parts):
         total.finished = False
-    total.stopped = reason or total.stopped
+    if not reason and not total.finished:
+        reason = TIME_LIMIT  # the workers stopped at the limit on their own
+    total.stopped = reason
     total.seconds = time.monotonic() - start
     return total
 
