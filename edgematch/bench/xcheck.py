@@ -16,8 +16,9 @@ Each failing puzzle is written as a reproducer (native ``.em`` with ``#`` lines 
 every answer and the command that reproduces it). Timeouts are counted, never failures.
 
 Calls run in forked worker processes (``jobs``), each leading its own process group: a call that does not
-return within its time limit plus :data:`GRACE` seconds is killed with everything it started, and a worker
-that dies is replaced; both count as backend errors.
+return within its time limit plus :data:`GRACE` seconds is killed with everything it started and counted
+as a timeout that was killed (shown apart: a loaded machine can stall a call that well; whether backends
+keep their limits is tested on its own), and a worker that dies is replaced and counts as a backend error.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from edgematch.errors import BackendError, PuzzleError, UsageError
 DEFAULT_BACKENDS = ("native", "native:restarts", "cpsat", "cpsat:table", "sat", "sat:cadical195")
 REFERENCE = "brute"
 PER_CALL = 10.0          # seconds each backend call may take before it is a timeout
-GRACE = 5.0              # past that, a call that has not returned is killed (an error)
+GRACE = 5.0              # past that, a call that has not returned is killed (a timeout, counted apart)
 MAX_SIDE = 8
 EXPECTED_LIMIT = 60.0    # redraw with more colours while the estimated solution count is above this
 DEFAULT_OUT = Path("xcheck-failures")
@@ -294,6 +295,7 @@ class Answer:
     seconds: float = 0.0
     message: str = ""
     refused: bool = False   # the backend refused the call as asked (a usage error, not a wrong answer)
+    killed: bool = False    # no answer well past the time limit: stopped from outside
 
     @property
     def complete(self) -> bool:
@@ -311,6 +313,8 @@ class Answer:
             return f"error: {self.message}"
         counts = f"{self.count if self.count is not None else '?'} raw / " \
                  f"{self.distinct if self.distinct is not None else '?'} distinct"
+        if self.killed:
+            return f"timeout, {self.message}"
         if self.status == "timeout":
             return f"timeout (at least {counts})" if self.count else "timeout"
         return f"{self.status}, {counts}"
@@ -377,13 +381,15 @@ def _pair(value: tuple[int | None, int | None]) -> str:
 @dataclass
 class BackendFigures:
     """One backend over the run: puzzles it answered, agreed with the rest, wrong (incl. checker rejections),
-    errors, timeouts, and the seconds its calls took."""
+    errors, timeouts (``killed``: of those, calls stopped from outside well past their limit), and the
+    seconds its calls took."""
 
     puzzles: int = 0
     agreed: int = 0
     wrong: int = 0
     errors: int = 0
     timeouts: int = 0
+    killed: int = 0
     seconds: float = 0.0
 
 
@@ -457,6 +463,7 @@ class XcheckReport:
                 figures.wrong[name] += 1
             elif a.status == "timeout":
                 f.timeouts += 1
+                f.killed += a.killed
             elif a.complete:
                 f.agreed += 1
 
@@ -721,8 +728,8 @@ def _drive(cases: Iterator[Case], names: tuple[str, ...], workers: list[_Worker]
                     assert got == call
                 finish(*call, answer)
             elif time.monotonic() > worker.deadline:
-                answer = Answer(call[1], "error", seconds=per_call + GRACE,
-                                message=f"no answer {GRACE:.0f} s past its {per_call:g} s time limit (killed)")
+                answer = Answer(call[1], "timeout", seconds=per_call + GRACE, killed=True,
+                                message=f"no answer {GRACE:g} s past its {per_call:g} s time limit (killed)")
                 _replace(workers, worker)
                 finish(*call, answer)
 

@@ -100,14 +100,18 @@ def _print(report: XcheckReport) -> None:
     names = [n for n in (xc.REFERENCE, *report.backends) if n in report.per_backend]
     table = Table(title="per backend (count, distinct=True)", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
-    for column in ("backend", "puzzles", "agreed", "wrong", "errors", "timeouts", "seconds", "ms/puzzle"):
+    killed = any(f.killed for f in report.per_backend.values())
+    columns = ("backend", "puzzles", "agreed", "wrong", "errors", "timeouts", *(("killed",) if killed else ()),
+               "seconds", "ms/puzzle")
+    for column in columns:
         table.add_column(column, justify="left" if column == "backend" else "right")
     for name in names:
         f = report.per_backend[name]
         mark = "[bold red]" if f.wrong or f.errors else ""
         shown = f"{name} (reference, <= 9 cells)" if name == xc.REFERENCE else name
         table.add_row(f"{mark}{shown}", f"{f.puzzles:,}", f"{f.agreed:,}", _red(f.wrong), _red(f.errors),
-                      f"{f.timeouts:,}", f"{f.seconds:.1f}", f"{1000 * f.seconds / max(f.puzzles, 1):.1f}")
+                      f"{f.timeouts:,}", *((f"{f.killed:,}",) if killed else ()), f"{f.seconds:.1f}",
+                      f"{1000 * f.seconds / max(f.puzzles, 1):.1f}")
     console.print(table)
 
     classes = Table(title="per class (wrong answers and errors per backend)", title_justify="left",
