@@ -102,7 +102,7 @@ def _load_solution(source: Source, path: str | Path | None, format: str | None, 
 
 def parse_puzzle(text: str, format: str | None = None, path: str | Path | None = None) -> Puzzle:
     """A puzzle from text in ``format`` (detected from ``path`` or the content when None)."""
-    return _load_puzzle(Source.from_bytes(text.encode("utf-8"), path), path, format)
+    return _load_puzzle(Source.from_text(text, path), path, format)
 
 
 def read_puzzle(path: str | Path, format: str | None = None) -> Puzzle:
@@ -149,7 +149,7 @@ def read_solution(path: str | Path, format: str | None = None, puzzle: Puzzle | 
 def parse_solution(
     text: str, format: str | None = None, puzzle: Puzzle | None = None, path: str | Path | None = None
 ) -> Solution:
-    return _load_solution(Source.from_bytes(text.encode("utf-8"), path), path, format, puzzle)
+    return _load_solution(Source.from_text(text, path, "solution file"), path, format, puzzle)
 
 
 def write_solution(

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import islice
 
 from edgematch.core.formats import Format
 from edgematch.core.formats.source import Line, Source
@@ -188,13 +189,13 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
     else:
         width = max(c for c, _ in placed) + 1
         height = max(r for _, r in placed) + 1
-    missing = [(c, r) for r in range(height) for c in range(width) if (c, r) not in placed]
-    if missing:
-        shown = ", ".join(f"(col {c}, row {r})" for c, r in missing[:4])
-        shown += " ..." if len(missing) > 4 else ""
-        raise source.error(
-            f"{len(missing)} cell(s) of the {width}x{height} board have no tile: {shown}", data[-1]
-        )
+    gaps = width * height - len(placed)
+    if gaps:
+        # the first few empty cells, found lazily: a far col or row must not make a list of every cell
+        empty = (cell for r in range(height) for c in range(width) if (cell := (c, r)) not in placed)
+        shown = ", ".join(f"(col {c}, row {r})" for c, r in islice(empty, 4))
+        shown += " ..." if gaps > 4 else ""
+        raise source.error(f"{gaps:,} cell(s) of the {width}x{height} board have no tile: {shown}", data[-1])
     cells = tuple(Placement(*placed[(c, r)][:2]) for r in range(height) for c in range(width))
     return source.build(lambda: Solution(width, height, cells), data[-1])
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from edgematch.core.model import is_integer_word, parse_integer
-from edgematch.errors import FormatError, PuzzleError, quoted
+from edgematch.errors import FormatError, PuzzleError, UsageError, quoted
 
 T = TypeVar("T")
 
@@ -116,6 +116,19 @@ class Source:
         if not source.text.strip():
             raise FormatError("empty file", source.path, 1)
         return source
+
+    @classmethod
+    def from_text(cls, text: object, path: str | Path | None = None, what: str = "puzzle file") -> Source:
+        """A string given by a program, held to the rules of a file (str only; no NUL, lone surrogates
+        or emptiness)."""
+        if not isinstance(text, str):
+            raise UsageError(f"the text of a {what} must be a str, got {type(text).__name__}")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            line = text.count("\n", 0, exc.start) + 1
+            raise FormatError("not valid Unicode text (a lone surrogate)", path, line) from None
+        return cls.from_bytes(data, path, what)
 
     def error(self, message: str, line: int | Line | None = None) -> FormatError:
         """A FormatError at ``line`` of this source (raise it)."""
