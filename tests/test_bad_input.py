@@ -566,3 +566,7 @@ def test_text_given_by_a_program_is_held_to_the_rules_of_a_file():
         parse_puzzle(b"1 1\n1 1 1 1\n", "puz")
     with pytest.raises(FormatError, match="binary data"):
         parse_solution("0 0 0 0\x00", "puz")
+
+
+def test_unknown_cnf_options_on_the_command_line_are_one_line():
+    one_line(cli("encode", INSECTS, "-O", "zz=1"), "unknown CNF option(s) zz; known: one_to_one", "symmetry")

@@ -26,9 +26,10 @@ def _cnf_options(pairs: list[str] | None):
     from edgematch.solvers.base import on_off
 
     given = backend_options(None, pairs)
-    unknown = sorted(set(given) - {"one_to_one", "forbidden", "support", "amo", "symmetry"})
+    known = ("one_to_one", "forbidden", "support", "amo", "symmetry")
+    unknown = sorted(set(given) - set(known))
     if unknown:
-        raise typer.BadParameter(f"unknown CNF option(s) {', '.join(unknown)}")
+        raise UsageError(f"unknown CNF option(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return CnfOptions(**{k: (v if k == "amo" else on_off(v)) for k, v in given.items()})
 
 
