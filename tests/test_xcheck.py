@@ -377,9 +377,12 @@ def test_cli_exit_1_and_reproducers_on_a_wrong_backend(halving, tmp_path):
     (["--framed", "maybe"], "--framed: expected yes, no or any"),
     (["--rule", "odd"], "rule: expected same or signed"),
     (["--kind", "odd"], "kind: expected planted or random"),
-    (["--per-call", "0"], "per-call time limit must be positive"),
-    (["--time-limit", "-1"], "time limit must be positive"),
+    (["--per-call", "0"], "per-call time limit must be a positive number of seconds"),
+    (["--per-call", "inf"], "per-call time limit must be at most"),
+    (["--time-limit", "-1"], "time limit must be a positive number of seconds"),
+    (["--time-limit", "nan"], "time limit must be a positive number of seconds"),
     (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--jobs", "100000"], "jobs must be a whole number from 1 to"),
     (["examples/insects.em", "--seed", "3"], "--seed choose generated puzzles"),
     (["no-such-file.em"], "no such file"),
 ])
@@ -387,6 +390,11 @@ def test_cli_exit_2_on_bad_options(args, message):
     result = cli("xcheck", *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_exit_2_on_a_folder_without_puzzles(tmp_path):
+    result = cli("xcheck", tmp_path)
+    assert result.exit_code == 2 and f"no puzzle files in {tmp_path}" in result.stderr
 
 
 def test_cli_ctrl_c_prints_the_figures_so_far_and_exits_130(tmp_path):

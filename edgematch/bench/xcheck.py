@@ -608,17 +608,19 @@ def run_xcheck(
     ``reference``); write a reproducer into ``out`` for each failure. Starts no new puzzle after
     ``time_limit`` seconds (puzzles unfinished then are left out); Ctrl-C ends the run with the figures so far
     (``stopped`` says why). ``watch`` is called after every checked puzzle."""
+    from edgematch.solvers.api import max_workers, seconds_problem
     from edgematch.solvers.base import get_backend
 
     names = tuple(dict.fromkeys(backends))
     if not names:
         raise UsageError("name at least one backend")
-    if per_call <= 0 or math.isnan(per_call):
-        raise UsageError(f"per-call time limit must be positive, got {per_call}")
-    if time_limit is not None and (time_limit <= 0 or math.isnan(time_limit)):
-        raise UsageError(f"time limit must be positive, got {time_limit}")
-    if jobs < 1:
-        raise UsageError(f"jobs must be at least 1, got {jobs}")
+    if problem := seconds_problem(per_call):
+        raise UsageError(f"per-call time limit {problem}")
+    if time_limit is not None and (problem := seconds_problem(time_limit)):
+        raise UsageError(f"time limit {problem}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= max_workers():
+        raise UsageError(f"jobs must be a whole number from 1 to {max_workers()} here (the larger of 16 and "
+                         f"4 x the usable cores), got {jobs!r}")
     started = time.monotonic()  # the time limit bounds the whole run, loading the solver libraries included
     report = XcheckReport(planned, seed, names, jobs=jobs, out=out)
     workers: list[_Worker] = []

@@ -205,6 +205,8 @@ def xcheck_cmd(
             if given:
                 raise UsageError(f"{', '.join(given)} choose generated puzzles; not with puzzle files")
             cases = xc.cases_from_files(files)
+            if not cases:
+                raise UsageError(f"no puzzle files in {', '.join(map(str, files))}")
             planned, stream_seed = len(cases), None
         else:
             if count is not None and count < 1:
