@@ -29,6 +29,7 @@ from edgematch.core.formats import formats, parse_puzzle, parse_solution, read_p
 from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile, is_integer_word, parse_integer
 from edgematch.errors import EdgematchError, FormatError, PuzzleError, UsageError, quoted, tidy
+from edgematch.solvers import get_backend
 from edgematch.solvers.api import MAX_TIME_LIMIT, max_workers
 
 runner = CliRunner()
@@ -570,3 +571,16 @@ def test_text_given_by_a_program_is_held_to_the_rules_of_a_file():
 
 def test_unknown_cnf_options_on_the_command_line_are_one_line():
     one_line(cli("encode", INSECTS, "-O", "zz=1"), "unknown CNF option(s) zz; known: one_to_one", "symmetry")
+
+
+@pytest.mark.parametrize(("backend", "message"), [
+    ("sat:nope", "unknown SAT solver 'nope'"), ("cpsat:mip", "unknown CP-SAT formulation 'mip'"),
+])
+def test_an_unknown_backend_variant_is_refused_by_name_before_any_run(backend, message, tmp_path):
+    with pytest.raises(edgematch.UsageError, match=message):
+        get_backend(backend)
+    suite = tmp_path / "s.toml"
+    suite.write_text(f'timeout = 1\nseeds = [1]\nbackends = ["native",\n  "{backend}"]\n'
+                     '[[family]]\nname = "a"\nsizes = [3]\n')
+    with pytest.raises(edgematch.EdgematchError, match=rf"s.toml:4: backends: {message}"):
+        load_suite(str(suite))

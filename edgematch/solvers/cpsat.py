@@ -38,16 +38,21 @@ class CpsatBackend(Backend):
     description = "OR-tools CP-SAT: Boolean placement model (cpsat) or table model (cpsat:table)"
     options = ("symmetry", "seed")
 
+    def __init__(self, sub: str | None = None):
+        from edgematch.encodings.cpsat import FORMULATIONS
+
+        if sub is not None and sub not in FORMULATIONS:  # refused by name, before any run is planned
+            raise UsageError(f"unknown CP-SAT formulation {sub!r}; choose one of: {', '.join(FORMULATIONS)}")
+        super().__init__(sub)
+
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         self.warm_up()  # loaded here once, so the child does not pay the imports
-        from edgematch.encodings.cpsat import DEFAULT_FORMULATION, FORMULATIONS
+        from edgematch.encodings.cpsat import DEFAULT_FORMULATION
 
         given = self.checked_options(task)
         symmetry = on_off(given.get("symmetry", True))
         seed = whole(given.get("seed", 0), "seed")
         formulation = self.sub or DEFAULT_FORMULATION
-        if formulation not in FORMULATIONS:
-            raise UsageError(f"unknown CP-SAT formulation {formulation!r}; choose one of: {', '.join(FORMULATIONS)}")
         enumerate_all = task.question != "first"
         workers = 1 if enumerate_all else task.workers
         started = time.monotonic()

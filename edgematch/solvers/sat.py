@@ -45,12 +45,15 @@ class SatBackend(Backend):
     description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
     options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof")
 
+    def __init__(self, sub: str | None = None):
+        if sub is not None and sub not in SOLVERS:  # refused by name, before any run is planned
+            raise UsageError(f"unknown SAT solver {sub!r}; choose one of: {', '.join(SOLVERS)}")
+        super().__init__(sub)
+
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         from edgematch.encodings.cnf import CnfOptions
 
         solver = self.sub or DEFAULT_SOLVER
-        if solver not in SOLVERS:
-            raise UsageError(f"unknown SAT solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
         given = self.checked_options(task)
         proof = _proof_paths(given.pop("proof", None), solver, task)
         flags = {k: on_off(v) for k, v in given.items() if k != "amo"}
