@@ -21,10 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 from edgematch.core.model import Puzzle
-from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.boards import counted, expanded
 from edgematch.solvers.processes import TIME_LIMIT, ChildDied, stream
 
 STOP_MARGIN = 0.05  # CP-SAT is told to stop this much before the deadline, so it reports before the kill
@@ -97,13 +97,9 @@ class CpsatBackend(Backend):
         elif complete:
             result.status, result.message = (Status.SOLVED if boards else Status.UNSAT), ""
         if task.question == "count" or complete and not got.limit_reached:
-            result.count = len(boards) * turns * (types.multiplier if types is not None else 1)
-            if task.distinct:
-                result.distinct = len(boards) if turns > 1 else len(
-                    {distinct_key(puzzle, decode(puzzle, types, b)) for b in boards}
-                )
+            result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            result.solutions = _expanded(puzzle, types, turns, boards, task.limit)
+            result.solutions = expanded(puzzle, types, turns, boards, task.limit)
         return result
 
 
@@ -114,18 +110,6 @@ _STATUS = {
     "UNKNOWN": Status.TIMEOUT,
     "MODEL_INVALID": Status.ERROR,
 }
-
-
-def _expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit: int | None) -> list:
-    """The raw solutions of ``boards`` (every turn folded away by the anchor, every copy order), up to ``limit``."""
-    solutions: list = []
-    for board in boards:
-        for turned in turned_boards(puzzle, types, board) if turns > 1 else [board]:
-            for solution in expand(puzzle, types, turned):
-                solutions.append(solution)
-                if limit is not None and len(solutions) >= limit:
-                    return solutions
-    return solutions
 
 
 class _Received:

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.core.model import Puzzle
-from edgematch.core.symmetry import distinct_key
-from edgematch.core.tiletypes import decode, expand, turned_boards
+from edgematch.core.tiletypes import decode
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
+from edgematch.solvers.boards import counted, expanded
 from edgematch.solvers.processes import ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
@@ -105,20 +105,12 @@ class SatBackend(Backend):
         if finished:
             result.status = Status.SOLVED if boards else Status.UNSAT
         if task.question == "count" or finished:  # a stopped count is a lower bound; stopped "all" has none
-            result.count = len(boards) * turns * types.multiplier
-        if task.distinct and result.count is not None:
-            result.distinct = len(boards) if turns > 1 else len(
-                {distinct_key(puzzle, decode(puzzle, types, b)) for b in boards}
-            )
+            result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            for board in boards:
-                for turned in turned_boards(puzzle, types, board) if turns > 1 else [board]:
-                    for solution in expand(puzzle, types, turned):
-                        result.solutions.append(solution)
-                        if task.limit is not None and len(result.solutions) >= task.limit:
-                            result.status, result.message, result.count = Status.SOLVED, "solution limit", None
-                            result.distinct = None
-                            return result
+            result.solutions = expanded(puzzle, types, turns, boards, task.limit)
+            if task.limit is not None and len(result.solutions) >= task.limit:
+                result.status, result.message = Status.SOLVED, "solution limit"
+                result.count = result.distinct = None
         return result
 
 
