@@ -320,3 +320,16 @@ def test_choosers_are_measured_against_the_virtual_best_and_the_best_single_back
     assert auto.worst_class == ("f", "3x3") and auto.single == "a"
     assert auto.worst_ratio == pytest.approx(0.37 / 0.3)
     assert "| auto | 2.070 | 1.700 | 1.22x | f 3x3 |" in markdown(summarise(session, runs))
+
+
+def test_bench_confirm_needs_two_families_and_fails_on_an_answer_one_family_gave(rigged, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    refused = cli("bench", suite_file(tmp_path, ["native", "native:restarts"]), "--task", "count", "--confirm")
+    assert refused.exit_code == 2 and "--confirm needs backends of two families" in refused.output
+    agreed = cli("bench", suite_file(tmp_path, ["native", "cpsat"]), "--task", "count", "--confirm", "--no-report")
+    assert agreed.exit_code == 0, agreed.output
+    assert "all 1 counts" in agreed.output and "UNCONFIRMED" not in agreed.output
+    alone = cli("bench", suite_file(tmp_path, ["native", "hang"], timeout=1), "--task", "count", "--confirm",
+                "--no-report")
+    assert alone.exit_code == 1 and "UNCONFIRMED framed/4x4/seed1 (count)" in alone.output
+    assert "0 of 1 counts and \"no solution\" answers (✓ in the runs table); 1 rest on" in alone.output

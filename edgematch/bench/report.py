@@ -69,11 +69,14 @@ CHOOSERS = ("Totals are PAR2 seconds summed over the runs (unsolved at twice the
 
 def confirmed_line(summary: Summary) -> str:
     """How many counts and "no solution" answers two independent backend families gave alike."""
-    need = summary.needs_confirming
+    need, alone = len(summary.to_confirm), len(summary.unconfirmed)
     if not need:
         return "No count or \"no solution\" answer to confirm (solutions are proved by the checker)."
-    return (f"Confirmed by two independent families (native search, CP-SAT, SAT): {len(summary.confirmed)} of "
-            f"{need} counts and \"no solution\" answers (✓ in the runs table); the others rest on one family's word.")
+    head = "Confirmed by two independent families (native search, CP-SAT, SAT): "
+    if not alone:
+        return f"{head}all {need} counts and \"no solution\" answers (✓ in the runs table)."
+    return (f"{head}{need - alone} of {need} counts and \"no solution\" answers (✓ in the runs table); "
+            f"{alone} rest on one family's word.")
 
 
 def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:

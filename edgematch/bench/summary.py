@@ -114,10 +114,15 @@ class Summary:
     confirmed: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (instance, task) -> families agreeing
 
     @property
-    def needs_confirming(self) -> int:
+    def to_confirm(self) -> set[tuple[str, str]]:
         """(instance, task) pairs whose answer needs a second opinion: a complete count, or "no solution"."""
-        return len({(r.instance, r.task) for r in self.runs if r.category == "correct" and not is_meta(r.backend)
-                    and (r.status == "unsat" or r.task == "count" and r.status == "solved")})
+        return {(r.instance, r.task) for r in self.runs if r.category == "correct" and not is_meta(r.backend)
+                and (r.status == "unsat" or r.task == "count" and r.status == "solved")}
+
+    @property
+    def unconfirmed(self) -> list[tuple[str, str]]:
+        """Those of :attr:`to_confirm` that rest on one backend family's word."""
+        return sorted(self.to_confirm - set(self.confirmed))
 
     @property
     def wrong(self) -> list[RunRecord]:

@@ -129,6 +129,9 @@ def bench(
                                                 "(default reports/session-N).")] = None,
     report: Annotated[bool, typer.Option(help="Write the report when the bench ends.")] = True,
     memory: Annotated[int, typer.Option(min=64, help="Memory limit per run, MiB.")] = MEMORY_LIMIT_MB,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Every count and \"no solution\" must be given alike "
+                                          "by two backend families (native, CP-SAT, SAT); exit 1 if one is not.")]
+    = False,
 ) -> None:
     """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
 
@@ -164,6 +167,8 @@ def bench(
                     raise UsageError("--session goes with --resume")
                 suite = load_suite(target, overrides)
                 check_backends(suite)
+                if confirm:
+                    _two_families(suite.backends)
                 number = store.new_session(suite, target, jobs, environment())
                 _announce(suite, number, jobs, db)
             started = time.perf_counter()
@@ -177,8 +182,8 @@ def bench(
                           f"carry on with [bold]edgematch bench --resume{where}[/]")
                 raise typer.Exit(EXIT_INTERRUPTED) from None
             out.print(f"benched in {time.perf_counter() - started:.1f} s")
-            wrong = _finish(store, number, output, report)
-        if wrong:
+            summary = _finish(store, number, output, report)
+        if summary.wrong or confirm and _unconfirmed(summary):
             raise typer.Exit(EXIT_INVALID)
 
 
@@ -198,21 +203,40 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
               f"{jobs} at a time", highlight=False)
 
 
-def _finish(store: Store, number: int, output: Path | None, report: bool) -> int:
-    """Print the headline and the wrong answers, write the report; returns the number of wrong runs."""
-    from edgematch.bench.report import write_report
+def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
+    """Print the headline, the wrong answers and how many answers two families confirmed; write the report."""
+    from edgematch.bench.report import confirmed_line, write_report
     from edgematch.bench.summary import summarise
 
     summary = summarise(store.session(number), store.runs(number))
     _headline(summary)
     for record in summary.wrong:
         err.print(f"[bold red]WRONG[/] {record.instance} {record.backend}: {record.message}", highlight=False)
+    out.print(confirmed_line(summary), highlight=False, soft_wrap=True)
     if report and summary.runs:
         written = write_report(store, number, output)
         if written.problem:
             err.print(f"[yellow]no HTML page[/]: {written.problem}")
         out.print(f"report: {written.html or written.markdown}")
-    return len(summary.wrong)
+    return summary
+
+
+def _two_families(backends: list[str]) -> None:
+    """``--confirm`` needs a plan whose single backends span two families, or nothing could be confirmed."""
+    from edgematch.bench.summary import is_meta
+    from edgematch.solvers.confirm import family
+
+    families = sorted({family(b) for b in backends if not is_meta(b)})
+    if len(families) < 2:
+        raise UsageError(f"--confirm needs backends of two families (native, cpsat, sat) in the plan; "
+                         f"this one has {', '.join(families) or 'none'}")
+
+
+def _unconfirmed(summary: Summary) -> list[tuple[str, str]]:
+    """The answers no second family gave alike, each printed."""
+    for instance, task in summary.unconfirmed:
+        err.print(f"[bold yellow]UNCONFIRMED[/] {instance} ({task}): one family's word", highlight=False)
+    return summary.unconfirmed
 
 
 def _headline(summary: Summary) -> None:
