@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -22,9 +23,11 @@ from edgematch.core import formats as fmt
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
 from edgematch.core.formats.source import save
-from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.core.generator import FAMILIES, GeneratorSpec, generate, preset_conflict, random_tiles
 from edgematch.core.model import Puzzle, parse_integer
 from edgematch.errors import UsageError, quoted
+from edgematch.solvers.api import seconds_problem
+from edgematch.solvers.unique import DEFAULT_TIME_LIMIT, DEFAULT_TRIES, unique_puzzle
 
 FormatOpt = Annotated[
     str | None, typer.Option("--format", "-f", help="Input format (default: from extension or content).")
@@ -60,21 +63,39 @@ class Rule(StrEnum):
     signed = "signed"
 
 
+_OPTION = {"border_colours": "--border-colours", "inner_colours": "--inner-colours", "rule": "--rule signed"}
+
+
 @app.command("generate")
 def generate_cmd(
     size: Annotated[str, typer.Argument(help="Board size: WxH, or N for a square.")],
-    colours: Annotated[int, typer.Option("--colours", "-c", help="Colours (unframed puzzles).")] = 4,
-    framed: Annotated[bool, typer.Option("--framed", help="Frame label 0 around the border.")] = False,
+    like: Annotated[str | None, typer.Option("--like", help="Shaped like real puzzles: clue (the Eternity II clue "
+                                             "puzzles: framed, 4 rim + 3 inner colours), e2 (Eternity II's colour "
+                                             "proportions), tetravex (digits 0-9, no turning), cards (4 signed "
+                                             "pairs). Options given override the family's settings.")] = None,
+    colours: Annotated[int | None, typer.Option("--colours", "-c", help="Colours (unframed puzzles; default 4, "
+                                                "or the family's; framed: both colour sets).")] = None,
+    framed: Annotated[bool | None, typer.Option("--framed/--no-framed",
+                                                help="Frame label 0 around the border.")] = None,
     border_colours: Annotated[
         int | None, typer.Option(help="Colours on rim seams (framed; default --colours).")
     ] = None,
     inner_colours: Annotated[
         int | None, typer.Option(help="Colours on inner seams (framed; default --colours).")
     ] = None,
-    rule: Annotated[Rule, typer.Option(help="same: equal labels touch; signed: +k touches -k.")] = Rule.same,
-    rotations: Annotated[bool, typer.Option(help="Whether tiles may be turned.")] = True,
+    rule: Annotated[Rule | None, typer.Option(help="same: equal labels touch; signed: +k touches -k.")] = None,
+    rotations: Annotated[bool | None, typer.Option("--rotations/--no-rotations",
+                                                   help="Whether tiles may be turned.")] = None,
     duplicates: Annotated[bool, typer.Option(help="Allow identical tiles.")] = True,
-    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same puzzle.")] = 0,
+    hint: Annotated[bool, typer.Option("--hint", help="Fix the planted centre tile as a hint (row h//2, "
+                                       "column w//2-1: the Eternity II clue at 16x16).")] = False,
+    unique: Annotated[bool, typer.Option("--unique", help="Exactly one distinct solution: tries derived "
+                                         "puzzles until the native backend counts one.")] = False,
+    tries: Annotated[int | None, typer.Option(help=f"--unique: puzzles to try (default {DEFAULT_TRIES}).")] = None,
+    time_limit: Annotated[float | None, typer.Option(
+        help=f"--unique: seconds for the whole search (default {DEFAULT_TIME_LIMIT:g}).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed: the same seed gives the same puzzle "
+                                             "(default: a fresh one, printed as 'seed N' on stderr).")] = None,
     random: Annotated[
         bool, typer.Option("--random", help="Plain random tiles, no planted solution (the Arc experiment).")
     ] = False,
@@ -82,31 +103,64 @@ def generate_cmd(
     to: Annotated[str | None, typer.Option("--to", help="Output format (default: from -o, else native).")] = None,
     solution: Annotated[Path | None, typer.Option("--solution", help="Also write the planted solution.")] = None,
 ) -> None:
-    """Generate a random puzzle: planted (solvable, shuffled and turned) or plain random tiles."""
+    """Generate a random puzzle: planted (solvable, shuffled and turned), like a real family, with one
+    solution only, or plain random tiles."""
     with reported():
         width, height = parse_size(size)
+        writer = fmt.writer_for(output, to).name
+        if like is not None and like not in FAMILIES:
+            raise UsageError(f"--like: unknown family {quoted(like)} (known: {', '.join(FAMILIES)})")
+        if not unique and (tries is not None or time_limit is not None):
+            raise UsageError("--tries and --time-limit are for --unique")
+        rule_value = rule.value if rule else None
         if random:
             ignored = [name for name, given in (("--framed", framed), ("--solution", solution),
                                                 ("--border-colours", border_colours is not None),
                                                 ("--inner-colours", inner_colours is not None),
-                                                ("--no-duplicates", not duplicates)) if given]
+                                                ("--no-duplicates", not duplicates), ("--like", like),
+                                                ("--hint", hint), ("--unique", unique)) if given]
             if ignored:
                 raise UsageError(f"--random makes plain random tiles; it cannot honour {', '.join(ignored)}")
-            puzzle = random_tiles(width, height, colours, rule.value, rotations, seed)
+        elif like is not None:
+            conflict = preset_conflict(like, framed, rule_value, border_colours, inner_colours)
+            if conflict:
+                setting, why = conflict
+                option = ("--framed" if framed else "--no-framed") if setting == "framed" else _OPTION[setting]
+                raise UsageError(f"--like {like}: {why}; it cannot honour {option}")
+        elif not framed and (border_colours is not None or inner_colours is not None):
+            raise UsageError("--border-colours and --inner-colours are for --framed puzzles; use --colours")
+        if unique and tries is not None and tries < 1:
+            raise UsageError(f"--tries must be at least 1, got {tries}")
+        problem = None if time_limit is None else seconds_problem(time_limit)
+        if problem:
+            raise UsageError(f"--time-limit {problem}")
+        # checked before a seed is drawn
+        spec = GeneratorSpec(
+            width, height, colours=colours, framed=None if random else framed,
+            border_colours=None if random else border_colours, inner_colours=None if random else inner_colours,
+            rule=rule_value, rotations=rotations, duplicates=duplicates, seed=seed or 0, like=like, hint=hint,
+        )
+        fresh = seed is None
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        spec = replace(spec, seed=seed)
+        if random:
+            puzzle = random_tiles(width, height, spec.colours, spec.rule, spec.rotations, seed)  # type: ignore[arg-type]
             planted = None
         else:
-            if not framed and (border_colours is not None or inner_colours is not None):
-                raise UsageError("--border-colours and --inner-colours are for --framed puzzles; use --colours")
-            spec = GeneratorSpec(
-                width, height, colours=colours, framed=framed, border_colours=border_colours,
-                inner_colours=inner_colours, rule=rule.value, rotations=rotations, duplicates=duplicates,
-                seed=seed,
-            )
-            puzzle, planted = generate(spec)
-        text = fmt.write_puzzle(puzzle, format=fmt.writer_for(output, to).name)
+            if unique:
+                puzzle, planted, used = unique_puzzle(
+                    spec, DEFAULT_TRIES if tries is None else tries,
+                    DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+                typer.echo(f"one distinct solution after {used} {'try' if used == 1 else 'tries'}", err=True)
+            else:
+                puzzle, planted = generate(spec)
+        text = fmt.write_puzzle(puzzle, format=writer)
         if solution is not None and planted is not None:
             fmt.write_solution(planted, solution, puzzle=puzzle)
         emit(text, output)
+        if fresh:  # once written, so a failure stays one line (a failed --unique names its seed itself)
+            typer.echo(f"seed {seed}", err=True)
 
 
 class Style(StrEnum):

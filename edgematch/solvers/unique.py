@@ -1,0 +1,73 @@
+"""Planted puzzles with exactly one distinct solution, by rejection.
+
+:func:`unique_puzzle` generates the spec's planted puzzle, then the puzzles derived from the same seed
+(``attempt`` 1, 2, ...), and keeps the first one the native backend counts exactly one distinct solution
+for (DESIGN.md: boards that differ only by identical tiles, self-symmetric tiles or turning the whole board
+count once). A count that hits its time limit rejects that try. Deterministic by seed as long as no count
+times out: the same spec gives the same attempt.
+
+This needs a solver, so it lives here and not in ``core`` (which imports none). Where it works (tries
+needed on seeds 1-5, measured when written):
+
+- ``tetravex`` 3x3 to 6x6: 10 labels make the planted puzzle unique already (1 try, milliseconds).
+- ``clue`` 4x4: 1-2 tries; 5x5: 1-13 tries, well under a second.
+- ``e2`` 4x4 to 6x6: 1-11 tries, a few seconds at 6x6.
+- ``cards`` 3x3 (4 pairs): 1-8 tries; 4x4 has tens of distinct solutions: 7-170 tries, seconds.
+- ``clue`` 6x6 (3 inner colours) has thousands of distinct solutions and a count of one takes longer than
+  a try's time limit: not feasible, every try times out.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import UsageError
+
+DEFAULT_TRIES = 200
+DEFAULT_TIME_LIMIT = 60.0  # seconds for the whole search
+TRY_TIME_LIMIT = 10.0  # seconds for one count at most
+
+
+def unique_puzzle(spec: GeneratorSpec, tries: int = DEFAULT_TRIES, time_limit: float = DEFAULT_TIME_LIMIT,
+                  try_limit: float = TRY_TIME_LIMIT) -> tuple[Puzzle, Solution, int]:
+    """The first of ``spec``'s puzzles (attempt ``spec.attempt``, then the next ones) with exactly one
+    distinct solution, its planted solution, and how many tries it took. At most ``tries`` puzzles and
+    ``time_limit`` seconds in all (each count at most ``try_limit``); a :class:`UsageError` says how many
+    tries were made and what they gave when none is found. The puzzle's name ends in ``unique``."""
+    from edgematch.solvers.api import count
+
+    if isinstance(tries, bool) or not isinstance(tries, int) or tries < 1:
+        raise UsageError(f"tries must be a whole number of at least 1, got {tries!r}")
+    for name, value in (("time limit", time_limit), ("try limit", try_limit)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+            raise UsageError(f"the {name} must be a positive number of seconds, got {value!r}")
+    started = time.monotonic()
+    several = none = timeouts = 0
+    made = 0
+    for made in range(1, tries + 1):
+        left = time_limit - (time.monotonic() - started)
+        if left <= 0:
+            made -= 1
+            break
+        candidate = replace(spec, attempt=spec.attempt + made - 1)
+        puzzle, planted = generate(candidate)
+        result = count(puzzle, distinct=True, backend="native", time_limit=min(left, try_limit))
+        if result.status.value == "timeout":
+            timeouts += 1
+        elif result.distinct == 1:
+            return puzzle.replace(name=f"{spec.name} unique"), planted, made
+        elif not result.distinct:
+            none += 1  # cannot happen for a planted puzzle; counted rather than trusted
+        else:
+            several += 1
+    gave = ", ".join(f"{n} {what}" for n, what in ((several, "had several distinct solutions"),
+                                                   (timeouts, "took over the time to count"),
+                                                   (none, "were counted unsolvable")) if n)
+    raise UsageError(
+        f"no puzzle with exactly one distinct solution from {spec.name} in {made} {'try' if made == 1 else 'tries'} "
+        f"({time.monotonic() - started:.1f} s; {gave or 'no count finished'}): "
+        "try fewer tiles, more colours, or another seed"
+    )
