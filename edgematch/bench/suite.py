@@ -3,8 +3,14 @@
 A suite expands into instances (one generated puzzle each, reproducible from family, size and seed) and
 runs (instance x backend). Built-in suites live in ``bench/suites/``: ``smoke`` (CI, seconds),
 ``default`` (the README's main job, minutes), ``scaling`` (long). Colour counts may follow the size:
-``colours = "size"``, ``"size-2"``, ``"size+1"``. A folder of puzzle files in any readable format is a
-suite too (:func:`folder_suite`); command-line settings override a suite's (:class:`Overrides`).
+``colours = "size"``, ``"size-2"``, ``"size+1"``. A family may be shaped like real puzzles with ``like``
+(``clue``, ``e2``, ``tetravex``, ``cards``: see :mod:`edgematch.core.generator`); its other keys override
+the family's settings. ``hint = true`` fixes the planted centre tile; ``unique = true`` keeps, for each
+seed, the first derived puzzle the native backend counts one distinct solution for (searched when the
+suite loads, and the attempt found is stored in the instance, so the bench regenerates the same puzzle
+without searching again; see :mod:`edgematch.solvers.unique` for where that is feasible). A folder of
+puzzle files in any readable format is a suite too (:func:`folder_suite`); command-line settings override a
+suite's (:class:`Overrides`).
 
 Suite file::
 
@@ -19,6 +25,12 @@ Suite file::
     framed = true
     border_colours = 3
     inner_colours = "size-2"
+    [[family]]
+    name = "tetravex"
+    like = "tetravex"         # clue | e2 | tetravex | cards
+    sizes = [3, 4]
+    unique = true             # exactly one distinct solution
+    hint = false              # fix the planted centre tile
 
 Every value is checked when the suite loads, and a bad one is named with its file and line: ``timeout`` is
 a finite number of seconds up to ``MAX_TIME_LIMIT`` (10,000,000), backends are known names, sizes and
@@ -30,33 +42,36 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from edgematch.core.formats import read_puzzle
 from edgematch.core.formats.source import read_text
-from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.core.generator import FAMILIES, FRAMED_FAMILIES, GeneratorSpec, generate, preset_conflict
 from edgematch.core.model import RULES, Puzzle
 from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted
 from edgematch.solvers.api import seconds_problem
 
 TASKS = ("first", "count")
-_FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations"}
+_FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations",
+                "like", "unique", "hint"}
 _SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family"}
 
 
 @dataclass(frozen=True)
 class Instance:
     """One puzzle of a suite: generated from ``spec`` (planted, so known to be solvable) or read from
-    ``path``; ``key`` names it in results."""
+    ``path``; ``key`` names it in results. ``unique``: the spec's attempt was found to have exactly one
+    distinct solution."""
 
     family: str
     size: str
     seed: int | None = None
     spec: GeneratorSpec | None = None
     path: str | None = None
+    unique: bool = False
 
     @property
     def key(self) -> str:
@@ -80,12 +95,12 @@ class Instance:
 
     def as_dict(self) -> dict[str, Any]:
         return {"family": self.family, "size": self.size, "seed": self.seed, "path": self.path,
-                "spec": asdict(self.spec) if self.spec else None}
+                "spec": asdict(self.spec) if self.spec else None, "unique": self.unique}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Instance:
         spec = GeneratorSpec(**data["spec"]) if data.get("spec") else None
-        return cls(data["family"], data["size"], data.get("seed"), spec, data.get("path"))
+        return cls(data["family"], data["size"], data.get("seed"), spec, data.get("path"), bool(data.get("unique")))
 
 
 @dataclass(frozen=True)
@@ -166,7 +181,8 @@ class Overrides:
                 family["sizes"] = [_number(s) for s in self.sizes]
             if self.colours is not None:
                 colours = _number(self.colours)
-                family["inner_colours" if family.get("framed") else "colours"] = colours
+                framed = family.get("framed", family.get("like") in FRAMED_FAMILIES)
+                family["inner_colours" if framed else "colours"] = colours
             families.append(family)
         data["family"] = families
         return data
@@ -321,25 +337,48 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
     sizes = family.get("sizes")
     if not isinstance(sizes, list) or not sizes:
         raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed", name)
-    for key in ("framed", "rotations"):
+    for key in ("framed", "rotations", "unique", "hint"):
         if not isinstance(family.get(key, True), bool):
             raise fail(key, f"family {name}: true or false, got {quoted(str(family[key]))}", name)
-    rule = family.get("rule", "same")
-    if rule not in RULES:
+    rule = family.get("rule")
+    if rule is not None and rule not in RULES:
         raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {quoted(str(rule))}", name)
+    like = family.get("like")
+    if like is not None and like not in FAMILIES:
+        raise fail("like", f"family {name}: one of {', '.join(FAMILIES)}, got {quoted(str(like))}", name)
+    unique = family.get("unique", False)
     out = []
     for size in sizes:
         width, height = _size(size, name, fail)
+        colours = {k: _colours(family.get(k), k, width, name, fail)
+                   for k in ("colours", "border_colours", "inner_colours") if k in family}
+        if like is not None:
+            conflict = preset_conflict(like, family.get("framed"), rule, colours.get("border_colours"),
+                                       colours.get("inner_colours"))
+            if conflict:
+                raise fail(conflict[0], f"family {name}: {conflict[1]}", name)
         for seed in seeds:
-            colours = {k: _colours(family.get(k), k, width, name, fail)
-                       for k in ("colours", "border_colours", "inner_colours") if k in family}
             try:
-                spec = GeneratorSpec(width, height, framed=family.get("framed", False), rule=rule,
-                                     rotations=family.get("rotations", True), seed=seed, **colours)
+                spec = GeneratorSpec(width, height, framed=family.get("framed"), rule=rule,
+                                     rotations=family.get("rotations"), seed=seed, like=like,
+                                     hint=family.get("hint", False), **colours)
             except EdgematchError as exc:  # the generator's own checks
                 raise fail("sizes", f"family {name}: {exc}", name) from None
-            out.append(Instance(name, f"{width}x{height}", seed, spec))
+            if unique:
+                spec = _unique(spec, name, fail)
+            out.append(Instance(name, f"{width}x{height}", seed, spec, unique=unique))
     return out
+
+
+def _unique(spec: GeneratorSpec, family: str, fail) -> GeneratorSpec:
+    """The spec of the first derived puzzle with exactly one distinct solution (found by the native backend)."""
+    from edgematch.solvers.unique import unique_puzzle
+
+    try:
+        _, _, tries = unique_puzzle(spec)
+    except EdgematchError as exc:  # none found in the tries and time allowed, or numba missing
+        raise fail("unique", f"family {family}: {exc}", family) from None
+    return replace(spec, attempt=spec.attempt + tries - 1)
 
 
 def _size(value: Any, family: str, fail) -> tuple[int, int]:

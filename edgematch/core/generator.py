@@ -49,6 +49,7 @@ FAMILIES: dict[str, str] = {
     "cards": "card puzzles (scramble squares): unframed, signed, turning, 4 figure pairs (3x3, 4x4)",
 }
 _FRAMED = {"clue": True, "e2": True, "tetravex": False, "cards": False}
+FRAMED_FAMILIES = frozenset(name for name, framed in _FRAMED.items() if framed)
 _RULE: dict[str, Rule] = {"clue": "same", "e2": "same", "tetravex": "same", "cards": "signed"}
 _ROTATIONS = {"clue": True, "e2": True, "tetravex": False, "cards": True}
 _COLOURS = {"tetravex": 10, "cards": 4}  # unframed families
