@@ -1,6 +1,8 @@
 """The native backend: a compiled (numba) backtracker over precomputed candidate tables.
 
-Options: ``order`` (``row`` default, ``spiral``, ``frame``). ``workers=N`` splits the tree by prefixes
+Options: ``order`` (``row`` default, ``spiral``, ``frame``) and ``symmetry`` (default on: a count fixes the
+board's turn with an anchor tile when the puzzle has one, and multiplies back; see
+:mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
 (:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes.
 
 ``native:restarts`` looks for a first solution by restarting with shuffled candidate orders on a Luby
@@ -17,7 +19,7 @@ from itertools import islice
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, whole
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 
@@ -33,7 +35,7 @@ class NativeBackend(Backend):
     extra = None
     modules = ("numba",)
     description = "compiled backtracker (numba): row-scan candidate tables, identical tiles grouped"
-    options = ("order", "unit", "seed")
+    options = ("order", "symmetry", "unit", "seed")
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -57,10 +59,13 @@ class NativeBackend(Backend):
         from edgematch.solvers.native.compiled import ensure_compiled
 
         t0 = time.perf_counter()
-        order = str(self.checked_options(task).get("order", DEFAULT_ORDER))
+        given = self.checked_options(task)
+        order = str(given.get("order", DEFAULT_ORDER))
         if order not in ORDERS:
             raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}")
-        tables = build_tables(puzzle, order)
+        # only a count folds the board turns away: solutions and listings must show every board
+        symmetry = on_off(given.get("symmetry", True)) and task.question == "count"
+        tables = build_tables(puzzle, order, symmetry)
         build = time.perf_counter() - t0
         return tables, build, ensure_compiled()
 
@@ -116,6 +121,7 @@ class NativeBackend(Backend):
                 "nodes": outcome.nodes, "boards": outcome.solutions, "nodes_per_second": rate,
                 "load_seconds": compile_s, "workers": task.workers, "positions": tables.positions,
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
+                **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
                 **({"restarts": runs - 1} if restarting else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,

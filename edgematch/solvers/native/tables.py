@@ -16,6 +16,12 @@ Glossary (see also core/model.py):
 Counting: every type-level solution is one visible board, so the raw count is it times a constant
 (the permutations of identical tiles and the turns of self-symmetric tiles that look the same), and
 the distinct count is the number of boards that are least among their allowed board turns.
+
+Symmetry breaking (``symmetry=True``, for counting): when a tile appears once and has no rotational
+symmetry (an *anchor*, :func:`edgematch.encodings.domains.anchor`), only its turns ``range(4 // k)`` are
+candidates, k being the number of board turns the puzzle allows. Turning a board turns the anchor with
+it, so exactly one board of every orbit survives and no board is its own turn: raw = boards x
+multiplier x k, distinct = boards, and up to k times less search.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from edgematch.core import tiletypes
 from edgematch.core.model import SIDES, E, Puzzle, S, Solution
 from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.core.tiletypes import TileTypes, tile_types
+from edgematch.encodings.domains import anchor
 from edgematch.errors import UsageError
 
 ORDERS = ("row", "spiral", "frame")
@@ -97,25 +104,32 @@ class Tables:
     types: TileTypes
     free_label: int            # the key id meaning "no constraint" (L)
     order_name: str
+    anchor: int | None = None  # the type whose turns fix the board's turn (symmetry breaking), if any
+    folded: int = 1            # board turns the anchor folds away (each board stands for this many)
 
     @property
     def raw_multiplier(self) -> int:
-        """Raw solutions per board (copies permuted, equivalent turns of symmetric tiles)."""
-        return self.types.multiplier
+        """Raw solutions per board (copies permuted, equivalent turns of symmetric tiles, folded board turns)."""
+        return self.types.multiplier * self.folded
 
     @property
     def positions(self) -> int:
         return len(self.order)
 
 
-def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
-    """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve)."""
+def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False) -> Tables:
+    """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
+    fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc)."""
     n = puzzle.size
     types = tile_types(puzzle)
     hinted = types.hinted
+    allowed_turns = board_turns(puzzle)
+    pinned = anchor(puzzle, types, allowed_turns) if symmetry else None
+    folded = len(allowed_turns) if pinned is not None else 1
 
     # label ids: norm labels (what the search compares) and visible labels (for the distinct test)
-    shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
+    shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps))
+             for r in (types.turns[t] if t != pinned else range(4 // folded))]
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
@@ -189,7 +203,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
             placed0[c * 4 + s] = norm_ids[norm(s, e[s], puzzle)]
             vis0[c * 4 + s] = vis_ids[e[s]]
 
-    turns = [k for k in board_turns(puzzle) if k]
+    turns = [k for k in allowed_turns if k] if pinned is None else []  # anchored: every board is least
     turn_src = np.zeros((len(turns), n * 4), np.int32)
     for i, k in enumerate(turns):
         for c in range(n):
@@ -205,7 +219,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER) -> Tables:
         cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
         type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int32),
         placed0=placed0, vis0=vis0, turn_src=turn_src, types=types,
-        free_label=free, order_name=order,
+        free_label=free, order_name=order, anchor=pinned, folded=folded,
     )
 
 
