@@ -85,7 +85,7 @@ class NativeBackend(Backend):
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         if restarting:
-            outcome, runs = drive_restarts(tables, unit, seed, left, task.progress)
+            outcome, runs, _ = drive_restarts(tables, unit, seed, left, task.progress)
         elif task.workers > 1:
             try:
                 outcome = parts.run_parallel(puzzle, tables, replace(task, time_limit=left), want, capacity)

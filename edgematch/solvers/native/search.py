@@ -8,7 +8,7 @@ node rate (about 0.1 s each), so time limits, progress reports and Ctrl-C are ha
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -202,26 +202,34 @@ def luby(i: int) -> int:
 
 
 def drive_restarts(
-    tables: Tables,
+    tables: Tables | Sequence[Tables | Callable[[], Tables]],
     unit: int,
     seed: int = 0,
     time_limit: float | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
-) -> tuple[Outcome, int]:
-    """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes, the first in the
-    tables' own order, the others with each bucket shuffled (seeded by ``seed`` and ``k``). A backtracker's
-    time to a first solution is heavy-tailed in its value order (Gomes, Selman, Kautz 1998); restarting cuts
-    the tail off. Each run is complete, so one that exhausts its tree proves there is no solution.
-    Returns the outcome (its picks index ``tables``) and the number of runs."""
+) -> tuple[Outcome, int, int]:
+    """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes. Given several tables
+    (one per fill order), the runs take them in turn, so an order that is exponentially bad on this puzzle
+    costs a bounded share of the time; each order's first run keeps the tables' own candidate order, later
+    ones shuffle every bucket (seeded by ``seed`` and ``k``). A backtracker's time to a first solution is
+    heavy-tailed in its value order (Gomes, Selman, Kautz 1998); restarting cuts the tail off. Each run is
+    complete, so one that exhausts its tree proves there is no solution.
+    Tables may be given as functions that build them, called when their turn first comes (a puzzle solved
+    in the first run never builds the others). Returns the outcome (its picks index the tables that found
+    it), the number of runs, and which tables."""
+    every = [tables] if isinstance(tables, Tables) else list(tables)
     start = time.perf_counter()
     total = Outcome(finished=False)
     run = 0
     while True:
         run += 1
-        if run == 1:
-            mine, perm = tables, None
+        which = (run - 1) % len(every)
+        if not isinstance(every[which], Tables):
+            every[which] = every[which]()  # type: ignore[operator]
+        if run <= len(every):
+            mine, perm = every[which], None  # type: ignore[assignment]
         else:
-            mine, perm = shuffled(tables, np.random.default_rng([seed, run]))
+            mine, perm = shuffled(every[which], np.random.default_rng([seed, run]))  # type: ignore[arg-type]
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         spent = total.nodes
 
@@ -236,7 +244,7 @@ def drive_restarts(
             total.finished, total.stopped = one.finished, one.stopped
             break
     total.seconds = time.perf_counter() - start
-    return total, run
+    return total, run, which
 
 
 def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:
