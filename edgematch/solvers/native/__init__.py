@@ -33,8 +33,9 @@ RESTART_UNIT = 500_000
 class NativeBackend(Backend):
     name = "native"
     extra = None
-    modules = ("numba",)
-    description = "compiled backtracker (numba): row-scan candidate tables, identical tiles grouped"
+    modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
+    description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
+                   "identical tiles grouped")
     options = ("order", "symmetry", "unit", "seed")
 
     def __init__(self, sub: str | None = None):
@@ -71,6 +72,7 @@ class NativeBackend(Backend):
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         from edgematch.solvers.native import parts
+        from edgematch.solvers.native.kernels import selected as selected_kernel
         from edgematch.solvers.native.search import Search, drive, drive_restarts
 
         tables, build, compile_s = self.prepare(puzzle, task)
@@ -119,7 +121,8 @@ class NativeBackend(Backend):
             timings=Timings(build=build, solve=solve),
             counters={
                 "nodes": outcome.nodes, "boards": outcome.solutions, "nodes_per_second": rate,
-                "load_seconds": compile_s, "workers": task.workers, "positions": tables.positions,
+                "load_seconds": compile_s, "kernel": selected_kernel(), "workers": task.workers,
+                "positions": tables.positions,
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
                 **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
                 **({"restarts": runs - 1} if restarting else {}),

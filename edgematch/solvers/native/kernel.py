@@ -1,5 +1,9 @@
 """The compiled search loop (numba, nopython): iterative backtracking over precomputed tables.
 
+This is the numba kernel; ``ckernel.c`` is its exact port to C, compiled at install time, and
+:mod:`edgematch.solvers.native.kernels` chooses which one runs (and holds the constants both share, so
+that importing them needs no numba). A change here must be made there too: the tests compare them.
+
 The loop is resumable: all its state lives in arrays owned by the caller, and it returns after
 ``budget`` nodes, when the solution buffer fills, or when the tree under ``start`` is exhausted. The
 Python driver calls it in slices, which gives time limits, progress and Ctrl-C without any of that in
@@ -12,12 +16,20 @@ to try, ``end[depth]`` one past the last.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-DEPTH, STARTED, STORED = 0, 1, 2
-NODES, SOLUTIONS, CANONICAL = 0, 1, 2
-FINISHED, BUDGET, BUFFER_FULL = 0, 1, 2
+from edgematch.solvers.native.kernels import (  # noqa: F401 - re-exported for older imports
+    BUDGET,
+    BUFFER_FULL,
+    CANONICAL,
+    DEPTH,
+    FINISHED,
+    NODES,
+    SOLUTIONS,
+    STARTED,
+    STORED,
+    empty_out,
+)
 
 
 @njit(cache=True, nogil=True)
@@ -130,7 +142,3 @@ def search(
     state[DEPTH] = d
     counters[NODES] = nodes
     return code
-
-
-def empty_out(positions: int, capacity: int) -> np.ndarray:
-    return np.zeros((capacity, max(positions, 1)), np.uint32)

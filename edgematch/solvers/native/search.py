@@ -1,5 +1,8 @@
 """Driving the compiled loop: state arrays, prefixes, time slices, and the counters people read.
 
+The loop is the C kernel or the numba one (:mod:`edgematch.solvers.native.kernels` chooses); this module
+never imports numba itself.
+
 :class:`Search` owns one resumable search (optionally below a fixed prefix of placements, which is how
 the tree is split for several workers). :func:`drive` runs it in time slices sized from the measured
 node rate (about 0.1 s each), so time limits, progress reports and Ctrl-C are handled between slices.
@@ -13,63 +16,64 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from edgematch.solvers.native import kernel
+from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, shuffled
 
 SLICE_SECONDS = 0.1
 
 
 class Search:
-    """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions)."""
+    """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions).
 
-    def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False):
+    ``kernel`` names the loop (``c`` or ``numba``); by default the one :func:`kernels.selected` chooses."""
+
+    def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False,
+                 kernel: str | None = None):
         P = tables.positions
         self.tables = tables
-        self.type_left = tables.type_count.copy()
-        self.placed = tables.placed0.copy()
-        self.vis = tables.vis0.copy()
+        # the arrays the loop writes: owned here, of the loop's exact types, never reallocated
+        self.type_left = np.array(tables.type_count, np.int32)
+        self.placed = np.array(tables.placed0, np.uint32)
+        self.vis = np.array(tables.vis0, np.int32)
         self.picks = np.zeros(max(P, 1), np.uint32)
         self.ptr = np.zeros(P + 1, np.uint32)
         self.end = np.zeros(P + 1, np.uint32)
         self.state = np.zeros(3, np.int64)
         self.counters = np.zeros(3, np.int64)
-        self.out = kernel.empty_out(P, capacity)
+        self.out = kernels.empty_out(P, capacity)
         self.distinct = distinct and tables.turn_src.shape[0] > 0
         self.start = len(prefix)
         self.finished = False
         for p, i in enumerate(prefix):
             place(tables, p, i, self.type_left, self.placed, self.vis)
             self.picks[p] = i
+        self.kernel = kernels.selected() if kernel is None else kernels.checked(kernel)
+        self._step = kernels.bind(self.kernel, tables, self.start, self.distinct, self.type_left, self.placed,
+                                  self.vis, self.picks, self.ptr, self.end, self.state, self.out, self.counters)
 
     def step(self, budget: int) -> int:
         """Run up to ``budget`` nodes; returns the kernel's code and marks the search finished."""
-        t = self.tables
-        code = kernel.search(
-            t.order, t.key_a, t.key_b, t.base, t.extra_n, t.extra_src, t.extra_side,
-            t.tab_start, t.tab_end, t.cand_type, t.cand_edge, t.cand_vis, np.uint32(t.free_label + 1),
-            self.type_left, self.placed, self.vis, self.picks, self.ptr, self.end, self.state, self.start,
-            budget, t.turn_src, self.distinct, self.out, self.counters,
-        )
-        self.finished = code == kernel.FINISHED
-        return int(code)
+        code = self._step(budget)
+        self.finished = code == kernels.FINISHED
+        return code
 
     def drain(self) -> list[np.ndarray]:
         """The solutions stored since the last drain (as picks per position)."""
-        n = int(self.state[kernel.STORED])
-        self.state[kernel.STORED] = 0
+        n = int(self.state[kernels.STORED])
+        self.state[kernels.STORED] = 0
         return [self.out[i].copy() for i in range(n)]
 
     @property
     def nodes(self) -> int:
-        return int(self.counters[kernel.NODES])
+        return int(self.counters[kernels.NODES])
 
     @property
     def solutions(self) -> int:
-        return int(self.counters[kernel.SOLUTIONS])
+        return int(self.counters[kernels.SOLUTIONS])
 
     @property
     def canonical(self) -> int:
-        return int(self.counters[kernel.CANONICAL])
+        return int(self.counters[kernels.CANONICAL])
 
 
 def place(tables: Tables, p: int, i: int, type_left: np.ndarray, placed: np.ndarray, vis: np.ndarray) -> None:
@@ -155,7 +159,7 @@ def drive(
             spent = time.perf_counter() - t0
             batch = search.drain()
             found.extend(batch)
-            if code == kernel.FINISHED:
+            if code == kernels.FINISHED:
                 break
             if want is not None and len(found) >= want:
                 stopped = "solution limit"
@@ -172,7 +176,7 @@ def drive(
             if node_limit is not None and search.nodes >= node_limit:
                 stopped = "node limit"
                 break
-            if code == kernel.BUDGET and spent > 0:
+            if code == kernels.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
                 budget = int(min(max(rate * SLICE_SECONDS, 10_000), 100_000_000))
                 if time_limit is not None:

@@ -1,0 +1,228 @@
+"""Which compiled search loop runs, and what every loop shares (this module never imports numba).
+
+Two kernels with the same arguments, state machine and results, bit for bit:
+
+- ``c``: ``ckernel.c``, compiled when the package is installed (an optional extension,
+  ``edgematch.solvers.native._ckernel``; see ``setup.py``) and called through :mod:`ctypes`. Loading it
+  takes a millisecond and no LLVM, so a small puzzle is solved in a fraction of numba's start-up.
+- ``numba``: :mod:`edgematch.solvers.native.kernel`, compiled by numba on first use and cached on disk.
+
+The C kernel is used when it loads, else numba. ``EDGEMATCH_KERNEL=c`` or ``=numba`` forces one; forcing
+one that is not available is an error, never a silent fallback.
+
+The state and counter slots, return codes and :func:`empty_out` live here so that the driver
+(:mod:`edgematch.solvers.native.search`) and everything above it import numba only when numba runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from edgematch.errors import BackendError, MissingDependencyError, UsageError, quoted
+
+if TYPE_CHECKING:
+    from edgematch.solvers.native.tables import Tables
+
+# slots of the state array, of the counters array, and the loop's return codes
+DEPTH, STARTED, STORED = 0, 1, 2
+NODES, SOLUTIONS, CANONICAL = 0, 1, 2
+FINISHED, BUDGET, BUFFER_FULL = 0, 1, 2
+
+KERNELS = ("c", "numba")
+ENV = "EDGEMATCH_KERNEL"
+C_MODULE = "edgematch.solvers.native._ckernel"
+C_ABI = 1  # em_abi_version() of the ckernel.c this file calls
+
+# the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
+U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
+TABLE_DTYPES = {
+    "order": U32, "key_a": U32, "key_b": U32, "base": U32, "extra_n": U32, "extra_src": U32, "extra_side": U32,
+    "tab_start": U32, "tab_end": U32, "cand_type": U32, "cand_edge": U32, "cand_vis": I32, "turn_src": I32,
+}
+
+Step = Callable[[int], int]
+
+
+def empty_out(positions: int, capacity: int) -> np.ndarray:
+    """The buffer the loop stores found solutions in (picks per position, one row each)."""
+    return np.zeros((capacity, max(positions, 1)), np.uint32)
+
+
+_c_library: Any = None
+_c_problem: str | None = None  # why the C kernel is unavailable, once a load was tried
+
+
+def c_library() -> Any:
+    """The loaded C kernel (a :class:`ctypes.CDLL` with ``em_search`` typed), or None if it is not built
+    or does not load; :func:`c_problem` then says why. Tried once per process."""
+    global _c_library, _c_problem
+    if _c_library is not None or _c_problem is not None:
+        return _c_library
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(C_MODULE)
+    except (ImportError, ValueError) as exc:  # pragma: no cover - a broken installation
+        spec, _c_problem = None, f"cannot look for {C_MODULE}: {exc}"
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        _c_problem = _c_problem or "the C kernel was not built when edgematch was installed (no C compiler?)"
+        return None
+    try:
+        lib = ctypes.CDLL(spec.origin)
+        lib.em_abi_version.restype = ctypes.c_int64
+        lib.em_abi_version.argtypes = []
+        version = lib.em_abi_version()
+    except (OSError, AttributeError) as exc:
+        _c_problem = f"the C kernel {spec.origin} does not load: {exc}"
+        return None
+    if version != C_ABI:
+        _c_problem = f"the C kernel {spec.origin} is from another version (ABI {version}, expected {C_ABI}); reinstall"
+        return None
+    A, N = ctypes.c_void_p, ctypes.c_int64  # an array's address, a number
+    fn = lib.em_search
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [
+        A, N,  # order, P
+        A, A, A,  # key_a, key_b, base
+        A, A, A, N,  # extra_n, extra_src, extra_side, extra_cols
+        A, A,  # tab_start, tab_end
+        A, A, A, ctypes.c_uint32,  # cand_type, cand_edge, cand_vis, width
+        A, A, A, N,  # type_left, placed, vis, n_vis
+        A, A, A,  # picks, ptr, end
+        A, N, N,  # state, start, budget
+        A, N, N,  # turn_src, n_turns, turn_cols
+        N, A, N, N,  # count_canonical, out, cap, out_cols
+        A,  # counters
+    ]
+    _c_library = lib
+    return lib
+
+
+def c_problem() -> str | None:
+    """Why the C kernel is unavailable (None when it loads)."""
+    c_library()
+    return _c_problem
+
+
+def requested() -> str | None:
+    """The kernel ``EDGEMATCH_KERNEL`` forces, or None when it is unset or empty; an unknown name is an error."""
+    value = os.environ.get(ENV, "").strip()
+    if not value:
+        return None
+    if value.lower() not in KERNELS:
+        raise UsageError(f"{ENV}={quoted(value)} is not a kernel; choose c or numba, or leave it unset "
+                         f"(c when it is built, else numba)")
+    return value.lower()
+
+
+def selected() -> str:
+    """The kernel searches use: the forced one, else ``c`` when it loads, else ``numba``."""
+    forced = requested()
+    if forced is None:
+        return "c" if c_library() is not None else "numba"
+    return checked(forced)
+
+
+def checked(name: str) -> str:
+    """``name`` if that kernel can run here, else a clear error."""
+    if name == "c":
+        if c_library() is None:
+            raise BackendError(f"native backend: the C kernel is not available: {c_problem()}; "
+                               f"reinstall edgematch with a C compiler, or use {ENV}=numba")
+        return name
+    if name == "numba":
+        numba_search()
+        return name
+    raise UsageError(f"unknown native kernel {quoted(name)}; choose c or numba")
+
+
+def numba_search() -> Callable[..., int]:
+    """The numba kernel's entry point (importing numba, and loading or compiling the kernel on first call)."""
+    try:
+        from edgematch.solvers.native import kernel
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"native backend: numba is needed when the C kernel is not built ({exc}); "
+            f"pip install numba, or reinstall edgematch with a C compiler") from None
+    return kernel.search
+
+
+def _table(tables: Tables, name: str) -> np.ndarray:
+    """A table array as the C loop reads it: C-contiguous with its exact element type (a copy only if not)."""
+    return np.ascontiguousarray(getattr(tables, name), TABLE_DTYPES[name])
+
+
+def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
+    """An array the loop writes: it must already be C-contiguous and of ``dtype`` (a copy would not be seen)."""
+    if array.dtype != dtype or not array.flags.c_contiguous or not array.flags.writeable:
+        raise BackendError(f"native backend: internal error: {name} is {array.dtype}, "
+                           f"contiguous={array.flags.c_contiguous}; the loop needs writable contiguous {dtype}")
+    return array
+
+
+def bind(name: str, tables: Tables, start: int, distinct: bool, type_left: np.ndarray, placed: np.ndarray,
+         vis: np.ndarray, picks: np.ndarray, ptr: np.ndarray, end: np.ndarray, state: np.ndarray,
+         out: np.ndarray, counters: np.ndarray) -> Step:
+    """A function running kernel ``name`` on these arrays for a node budget (returns the loop's code).
+
+    The arrays belong to one search and are never reallocated, so the C pointers are taken once here and a
+    step costs one foreign call."""
+    width = np.uint32(tables.free_label + 1)
+    if name == "numba":
+        search = numba_search()
+        t = tables
+        head = (t.order, t.key_a, t.key_b, t.base, t.extra_n, t.extra_src, t.extra_side,
+                t.tab_start, t.tab_end, t.cand_type, t.cand_edge, t.cand_vis, width,
+                type_left, placed, vis, picks, ptr, end, state, start)
+        tail = (t.turn_src, distinct, out, counters)
+
+        def step_numba(budget: int) -> int:
+            return int(search(*head, budget, *tail))
+
+        return step_numba
+    if name != "c":
+        raise UsageError(f"unknown native kernel {quoted(name)}; choose c or numba")
+    lib = c_library()
+    if lib is None:
+        checked("c")  # raises, saying why
+    a = {key: _table(tables, key) for key in TABLE_DTYPES}
+    owned = [_own(type_left, I32, "type_left"), _own(placed, U32, "placed"), _own(vis, I32, "vis"),
+             _own(picks, U32, "picks"), _own(ptr, U32, "ptr"), _own(end, U32, "end"), _own(state, I64, "state"),
+             _own(out, U32, "out"), _own(counters, I64, "counters")]
+    positions = a["order"].shape[0]
+    if a["cand_edge"].reshape(-1, 4).shape != a["cand_edge"].shape or a["cand_vis"].shape != a["cand_edge"].shape:
+        raise BackendError("native backend: internal error: candidate tables are not [C, 4]")
+    if a["extra_src"].shape != (positions, 2) or a["extra_side"].shape != (positions, 2):
+        raise BackendError("native backend: internal error: extra tables are not [P, 2]")
+    if len(ptr) < positions + 1 or len(end) < positions + 1 or len(picks) < positions:
+        raise BackendError("native backend: internal error: state arrays shorter than the positions")
+    if a["turn_src"].shape[0] and a["turn_src"].shape[1] != vis.shape[0]:
+        raise BackendError("native backend: internal error: board turns do not match the board")
+    if out.shape[0] and out.shape[1] < positions:
+        raise BackendError("native backend: internal error: solution buffer narrower than the positions")
+
+    def p(array: np.ndarray) -> int:
+        return array.ctypes.data
+
+    head = (
+        p(a["order"]), positions, p(a["key_a"]), p(a["key_b"]), p(a["base"]),
+        p(a["extra_n"]), p(a["extra_src"]), p(a["extra_side"]), a["extra_src"].shape[1],
+        p(a["tab_start"]), p(a["tab_end"]), p(a["cand_type"]), p(a["cand_edge"]), p(a["cand_vis"]), int(width),
+        p(type_left), p(placed), p(vis), vis.shape[0], p(picks), p(ptr), p(end), p(state), int(start),
+    )
+    tail = (
+        p(a["turn_src"]), a["turn_src"].shape[0], a["turn_src"].shape[1] if a["turn_src"].ndim == 2 else 0,
+        int(bool(distinct)), p(out), out.shape[0], out.shape[1], p(counters),
+    )
+    search = lib.em_search
+    keep = (a, owned)  # the closure holds every array it points into
+
+    def step_c(budget: int, _keep: object = keep) -> int:
+        return search(*head, budget, *tail)
+
+    return step_c
