@@ -80,7 +80,8 @@ def test_time_limit_stops_the_restarts():
 
 @pytest.mark.parametrize(("backend", "options", "message"), [
     ("native:fast", {}, "unknown native variant 'fast'"),
-    ("native", {"unit": 5}, "unit and seed are options of native:restarts"),
+    ("native:dfs", {"unit": 5}, "unit and seed are options of the restarts"),
+    ("native", {"unit": 0}, "option unit: must be at least 1"),
     ("native:restarts", {"unit": 0}, "option unit: must be at least 1"),
     ("native:restarts", {"seed": "x"}, "option seed: expected a whole number"),
     ("native:restarts", {"workers": 2}, "runs in one process"),

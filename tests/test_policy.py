@@ -40,9 +40,13 @@ def test_rules_follow_the_fastest_backend_and_merge_neighbouring_sizes():
     runs = [record(i, b, times[i.size][b] if i.family == "framed" else {"a": 1.0, "b": 0.1}[b])
             for i in SUITE.instances for b in ("a", "b")]
     rules = derive([(session(), runs)])
-    shape = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in rules]
+    pooled = [r for r in rules if "rotations" not in r]
+    shape = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in pooled]
     assert shape == [(False, 16, "b"), (True, 25, "a"), (True, 36, "b")]
-    assert "4x4" in rules[1]["evidence"] and "5x5" in rules[1]["evidence"]  # merged, both sizes shown
+    assert "4x4" in pooled[1]["evidence"] and "5x5" in pooled[1]["evidence"]  # merged, both sizes shown
+    # one family per kind here, so the fine rules (rotations, rim_tight) say the same
+    fine = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in rules if "rotations" in r]
+    assert fine == shape
 
 
 def test_a_portfolio_is_chosen_where_the_best_backend_leaves_instances_unsolved():
@@ -52,7 +56,8 @@ def test_a_portfolio_is_chosen_where_the_best_backend_leaves_instances_unsolved(
         return {"a": 0.1, "b": 5.0}[backend]
 
     runs = [record(i, b, seconds(i, b)) for i in SUITE.instances for b in ("a", "b")]
-    rules = {(r["framed"], r["up_to_tiles"]): r["backend"] for r in derive([(session(), runs)])}
+    rules = {(r["framed"], r["up_to_tiles"]): r["backend"] for r in derive([(session(), runs)])
+             if "rotations" not in r}
     assert rules[True, 36] == "portfolio:a+b" and rules[True, 25] == "a"
 
 
@@ -60,6 +65,42 @@ def test_meta_backends_in_a_session_are_not_learnt_from():
     runs = [record(i, b, 0.001 if b.startswith("auto") else 1.0) for i in SUITE.instances
             for b in ("a", "auto", "portfolio")]
     assert {r["backend"] for r in derive([(session(), runs)])} == {"a"}
+
+
+TWO_KINDS = parse_suite('backends = ["a", "b"]\ntimeout = 10\nseeds = [1, 2, 3]\n'
+                        '[[family]]\nname = "turning"\nsizes = [4]\ncolours = 5\n'
+                        '[[family]]\nname = "fixed"\nsizes = [4]\ncolours = 5\nrotations = false\n')
+
+
+def two_kinds_runs():
+    """a is fast where tiles turn, b where they are fixed: one pooled kind, two fine kinds."""
+    fast = {"turning": "a", "fixed": "b"}
+    return [record(i, b, 0.01 if fast[i.family] == b else 1.0) for i in TWO_KINDS.instances for b in ("a", "b")]
+
+
+def test_fine_rules_tell_kinds_apart_and_unmeasured_kinds_take_the_pooled_rules():
+    rules = derive([(session(TWO_KINDS), two_kinds_runs())])
+    fine = {r["rotations"]: r["backend"] for r in rules if "rotations" in r}
+    assert fine == {True: "a", False: "b"}
+    assert [r for r in rules if "rotations" not in r] and all(not r["framed"] for r in rules)
+    only_fixed = derive([(session(TWO_KINDS), two_kinds_runs())], leave_out="turning")
+    policy = Policy({}, "native", only_fixed)
+    turning = TWO_KINDS.instances[0].puzzle()
+    assert turning.rotations
+    choice = policy.choose(turning, "first", here=False)  # rules name the made-up backends a and b
+    assert choice.backend == "b" and "pooled rules" in choice.reason  # its own kind was left out
+
+
+def test_cross_validation_chooses_for_a_family_from_the_others_and_reports_the_worst_case():
+    from edgematch.bench.policy import fit
+
+    sessions = [(session(TWO_KINDS), two_kinds_runs())]
+    inside = {f.family: f for f in fit(sessions, cross=False)}
+    cross = {f.family: f for f in fit(sessions, cross=True)}
+    assert inside["turning"].ratio == pytest.approx(1.0) and inside["turning"].worst == pytest.approx(1.0)
+    # left out, each family gets the other's backend: 1.0 s where 0.01 s was possible
+    assert cross["turning"].ratio == pytest.approx(100.0) and cross["fixed"].worst == pytest.approx(100.0)
+    assert cross["turning"].choices == {"b": 3} and cross["turning"].missed == 0
 
 
 def policy():
@@ -137,7 +178,8 @@ def test_a_rule_whose_library_is_missing_is_skipped(monkeypatch):
 def test_a_size_where_nothing_was_solved_keeps_the_choice_below_it():
     runs = [record(i, b, None if i.size == "6x6" else {"a": 5.0, "b": 0.1}[b])
             for i in SUITE.instances for b in ("a", "b")]
-    rules = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in derive([(session(), runs)])]
+    rules = [(r["framed"], r["up_to_tiles"], r["backend"]) for r in derive([(session(), runs)])
+             if "rotations" not in r]
     assert rules == [(False, 16, "b"), (True, 36, "b")]  # 6x6 (all timeouts) does not switch to "a"
 
 
@@ -189,7 +231,7 @@ def test_each_rule_names_the_fastest_backend_of_another_family_as_its_second_opi
                         '[[family]]\nname = "framed"\nsizes = [4]\nframed = true\n')
     seconds = {"native": 0.02, "native:restarts": 0.01, "cpsat": 0.5, "sat": 0.3}
     rules = derive([(session(suite), [record(i, b, s) for i in suite.instances for b, s in seconds.items()])])
-    assert [(r["backend"], r["confirm"]) for r in rules] == [("native:restarts", "sat")]
+    assert [(r["backend"], r["confirm"]) for r in rules] == [("native:restarts", "sat")] * 2  # pooled, fine
     policy = Policy({}, "native", rules)
     puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=2, seed=1))
     assert policy.confirm_backend(puzzle, "first") == "sat"

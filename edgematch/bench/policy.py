@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -25,51 +26,119 @@ from edgematch.bench.suite import Instance
 from edgematch.bench.summary import is_meta, score
 from edgematch.errors import UsageError
 from edgematch.solvers.confirm import family
+from edgematch.solvers.policy import features
 
 DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
 RACE_SECONDS = 0.02  # a portfolio call's own cost: forking members with the libraries loaded, stopping the loser
 TIE = 1.10  # a size class keeps the choice of the size below unless the best is this many times faster
+KIND_KEYS = ("question", "framed", "rule", "rotations", "rim_tight")
 
 
-def _kind(instance: Instance) -> tuple[bool, str]:
-    if instance.spec is not None:
-        return instance.spec.framed, instance.spec.rule
-    puzzle = instance.puzzle()
-    return puzzle.frame is not None, puzzle.rule
+_kinds_seen: dict[Instance, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 
 
-def derive(sessions: list[tuple[Session, list[RunRecord]]]) -> list[dict[str, Any]]:
-    """Rules (as plain dicts, in the policy file's shape) from the sessions' runs."""
-    groups: dict[tuple[str, bool, str, int], list[RunRecord]] = defaultdict(list)
-    cutoffs: dict[tuple[str, bool, str, int], float] = {}
-    sizes: dict[tuple[str, bool, str, int], set[str]] = defaultdict(set)
+def _kinds(instance: Instance) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The instance's pooled kind (framed, rule) and fine kind (framed, rule, rotations, rim_tight)."""
+    if instance not in _kinds_seen:
+        f = features(instance.puzzle(), "first")
+        _kinds_seen[instance] = (f.framed, f.rule), (f.framed, f.rule, f.rotations, f.rim_tight)
+    return _kinds_seen[instance]
+
+
+def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | None = None) -> list[dict[str, Any]]:
+    """Rules (as plain dicts, in the policy file's shape) from the sessions' runs: pooled rules per kind
+    (every family of it together: what a puzzle of an unmeasured finer kind takes) and fine rules per
+    finer kind (rotations, rim_tight). ``leave_out`` drops one family's runs (for cross-validation)."""
+    groups: dict[tuple[Any, ...], list[RunRecord]] = defaultdict(list)
+    cutoffs: dict[tuple[Any, ...], float] = {}
+    sizes: dict[tuple[Any, ...], set[str]] = defaultdict(set)
     for session, runs in sessions:
-        kinds = {i.key: _kind(i) for i in session.suite.instances}
+        kinds = {i.key: _kinds(i) for i in session.suite.instances if i.family != leave_out}
         for run in runs:
             if is_meta(run.backend) or run.instance not in kinds:
                 continue
-            key = (run.task, *kinds[run.instance], run.tiles)
-            groups[key].append(run)
-            cutoffs[key] = session.suite.timeout
-            sizes[key].add(run.size)
+            for kind in kinds[run.instance]:
+                key = (run.task, len(kind) > 2, *kind, run.tiles)
+                groups[key].append(run)
+                cutoffs[key] = session.suite.timeout
+                sizes[key].add(run.size)
     rules: list[dict[str, Any]] = []
     for key in sorted(groups):
-        task, framed, rule, tiles = key
+        task, fine, framed, rule, *extra, tiles = key
+        kind = {"question": task, "framed": framed, "rule": rule}
+        if fine:
+            kind |= {"rotations": extra[0]} | ({"rim_tight": extra[1]} if framed else {})
         previous = rules[-1] if rules else None
-        same_kind = previous is not None and (previous["question"], previous["framed"], previous["rule"]) == \
-            (task, framed, rule)
+        same_kind = previous is not None and {k: previous.get(k) for k in KIND_KEYS} == \
+            {k: kind.get(k) for k in KIND_KEYS}
         choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
         second = _second_opinion(groups[key], cutoffs[key], choice) or (previous.get("confirm") if same_kind else None)
-        if previous and (previous["question"], previous["framed"], previous["rule"]) == (task, framed, rule) \
-                and previous["backend"] == choice and previous.get("confirm") == second:
+        if same_kind and previous["backend"] == choice and previous.get("confirm") == second:
             previous["up_to_tiles"] = tiles
             previous["evidence"] += f"; {'/'.join(sorted(sizes[key]))}: {evidence}"
             continue
-        rules.append({"question": task, "framed": framed, "rule": rule, "up_to_tiles": tiles, "backend": choice,
-                      "evidence": f"{'/'.join(sorted(sizes[key]))}: {evidence}"}
+        rules.append(kind | {"up_to_tiles": tiles, "backend": choice,
+                             "evidence": f"{'/'.join(sorted(sizes[key]))}: {evidence}"}
                      | ({"confirm": second} if second else {}))
     return rules
+
+
+@dataclass
+class FamilyFit:
+    """How ``auto`` (rules derived without this family, when cross-validating) does on one family."""
+
+    family: str
+    instances: int
+    auto: float            # mean PAR2 of what auto chose, per instance
+    best: float            # mean PAR2 of the virtual best single backend
+    worst: float           # the largest per-instance ratio auto / virtual best (times floored at FLOOR)
+    worst_instance: str
+    missed: int            # auto unsolved where some backend solved within a tenth of the cutoff
+    choices: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        return self.auto / self.best if self.best > 0 else 1.0
+
+
+FLOOR = 0.01  # seconds: per-instance ratios compare times of at least this (milliseconds are noise)
+
+
+def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> list[FamilyFit]:
+    """Per family, auto's choice per instance (from rules derived without that family when ``cross``, else
+    from all the data) against the virtual best single backend, by PAR2."""
+    from edgematch.solvers.policy import Policy
+
+    out = []
+    families = sorted({i.family for session, _ in sessions for i in session.suite.instances})
+    everything = Policy({}, DEFAULT, derive(sessions))
+    for name in families:
+        policy = Policy({}, DEFAULT, derive(sessions, leave_out=name)) if cross else everything
+        autos, bests, ratios, missed, choices = [], [], [], 0, defaultdict(int)
+        for session, runs in sessions:
+            cutoff = session.suite.timeout
+            mine = {i.key: i for i in session.suite.instances if i.family == name}
+            by_instance: dict[str, dict[str, float]] = defaultdict(dict)
+            for run in runs:
+                if run.instance in mine and not is_meta(run.backend) and run.task == "first":
+                    by_instance[run.instance][run.backend] = score(run, cutoff)
+            for key, scores in sorted(by_instance.items()):
+                choice = policy.choose(mine[key].puzzle(), "first", here=False).backend
+                choices[choice] += 1
+                members = choice.removeprefix("portfolio:").split("+")
+                race = RACE_SECONDS if choice.startswith("portfolio:") else 0.0
+                mine_score = min(2 * cutoff, race + min(scores.get(m, 2 * cutoff) for m in members))
+                best = min(scores.values())
+                autos.append(mine_score)
+                bests.append(best)
+                ratios.append((max(mine_score, FLOOR) / max(best, FLOOR), key))
+                missed += mine_score >= 2 * cutoff and best <= cutoff / 10
+        if autos:
+            worst, where = max(ratios)
+            out.append(FamilyFit(name, len(autos), statistics.fmean(autos), statistics.fmean(bests), worst, where,
+                                 missed, dict(choices)))
+    return out
 
 
 def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, str]:
@@ -148,7 +217,7 @@ def policy_text(store: Store, session_ids: list[int], database: str) -> str:
     ]
     for rule in rules:
         lines += ["", "[[rule]]"]
-        for key in ("question", "framed", "rule", "up_to_tiles", "backend", "confirm", "evidence"):
+        for key in (*KIND_KEYS, "up_to_tiles", "backend", "confirm", "evidence"):
             if key not in rule:
                 continue
             value = rule[key]

@@ -401,7 +401,35 @@ def policy_command(
         for name in ("question", "kind", "up to", "backend"):
             table.add_column(name)
         for rule in rules:
-            kind = f"{'framed' if rule['framed'] else 'unframed'} {rule['rule']}"
+            kind = f"{'framed' if rule['framed'] else 'unframed'} {rule['rule']}" + (
+                "" if "rotations" not in rule else ", tiles turn" if rule["rotations"] else ", tiles fixed") + (
+                ", rim colours >= inner" if rule.get("rim_tight") else "")
             table.add_row(rule["question"], kind, f"{rule['up_to_tiles']} tiles", rule["backend"])
         _wide().print(table)
+        with Store(db) as store:
+            sessions = [(store.session(i), store.runs(i)) for i in ids]
+        _print_fits(sessions)
         out.print(f"policy: {target}")
+
+
+def _print_fits(sessions: list) -> None:
+    """auto against the virtual best per family: with rules from all the data, and cross-validated (rules
+    derived without the family, as a puzzle unlike any measured would meet them)."""
+    from edgematch.bench.policy import FLOOR, fit
+
+    table = _table("auto against the virtual best per family (PAR2; cross-validated: rules derived without "
+                   f"the family; worst: the largest per-instance ratio, times floored at {FLOOR * 1000:g} ms)")
+    for name in ("family", "instances", "auto / best", "worst", "cross-validated", "worst", "missed",
+                 "worst instance (cross-validated)"):
+        table.add_column(name, justify="left" if name.startswith(("family", "worst instance")) else "right")
+    inside = {f.family: f for f in fit(sessions, cross=False)}
+    cross = fit(sessions, cross=True)
+    for f in cross:
+        own = inside[f.family]
+        table.add_row(f.family, str(f.instances), f"{own.ratio:.2f}x", f"{own.worst:.1f}x", f"{f.ratio:.2f}x",
+                      f"{f.worst:.1f}x", str(f.missed), f.worst_instance)
+    if cross:
+        table.add_row("worst family", "", f"{max(inside[f.family].ratio for f in cross):.2f}x",
+                      f"{max(inside[f.family].worst for f in cross):.1f}x", f"{max(f.ratio for f in cross):.2f}x",
+                      f"{max(f.worst for f in cross):.1f}x", str(sum(f.missed for f in cross)), "")
+    _wide().print(table)

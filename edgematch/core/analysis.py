@@ -75,6 +75,17 @@ def edge_classes(puzzle: Puzzle) -> EdgeClasses:
     return EdgeClasses(frozenset(rim), frozenset(inner))
 
 
+def rim_tight(puzzle: Puzzle) -> bool:
+    """Whether a framed puzzle's rim seams have at least as many colours as its inner seams (the clue
+    puzzles: 4 rim, 3 inner), so the ring is the more constrained region; False for unframed puzzles and
+    Eternity II-like ones (5 rim, 17 inner). The native fill order and ``auto``'s rules look at it."""
+    if puzzle.frame is None:
+        return False
+    classes = edge_classes(puzzle)
+    inner = classes.colours(classes.inner_values, puzzle.rule)
+    return inner > 0 and classes.colours(classes.rim_values, puzzle.rule) >= inner
+
+
 def _log10_factorial(n: int) -> float:
     return math.lgamma(n + 1) / math.log(10)
 

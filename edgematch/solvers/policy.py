@@ -2,9 +2,13 @@
 
 A rule names a question (first | count), a puzzle kind (framed or not, same or signed) and a board size
 (``up_to_tiles``), and gives the backend that was fastest there by PAR2 in the bench session named in the
-file's ``[source]``, with the figures as ``evidence``. A puzzle takes the first rule of its question and
-kind whose size covers it; a board larger than any measured takes the largest rule (an extrapolation,
-said so); a kind or question with no rules takes ``default``. ``all`` uses the ``count`` rules (both walk
+file's ``[source]``, with the figures as ``evidence``. A *fine* rule also names ``rotations`` (whether
+tiles turn: Tetravex's do not) and, for framed boards, ``rim_tight`` (the rim seams have at least as many
+colours as the inner ones, as on the clue puzzles; Eternity II-like boards have far fewer): puzzles of a
+fine kind that was measured take its rules, any other puzzle the kind's *pooled* rules (no such keys,
+derived from every family of the kind together). A puzzle takes the first rule whose size covers it; a
+board larger than any measured takes the largest rule (an extrapolation, said so); a kind or question
+with no rules takes ``default``. ``all`` uses the ``count`` rules (both walk
 every solution). Regenerate the file from a new bench database with ``edgematch policy --db FILE``.
 """
 
@@ -16,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from edgematch.core.analysis import rim_tight
 from edgematch.core.model import Puzzle
 from edgematch.errors import EdgematchError, FormatError
 from edgematch.solvers.base import Task
@@ -35,6 +40,7 @@ class Features:
     rotations: bool
     hints: int
     labels: int
+    rim_tight: bool = False
 
     @property
     def tiles(self) -> int:
@@ -44,12 +50,18 @@ class Features:
     def kind(self) -> str:
         return f"{'framed' if self.framed else 'unframed'} {self.rule}"
 
+    @property
+    def fine_kind(self) -> str:
+        return (f"{self.kind}{'' if self.rotations else ', tiles fixed'}"
+                f"{', rim colours >= inner' if self.rim_tight else ''}")
+
 
 def features(puzzle: Puzzle, question: str) -> Features:
     labels = {abs(e) if puzzle.rule == "signed" else e for t in puzzle.tiles for e in t.edges}
     labels.discard(puzzle.frame)
     return Features("count" if question == "all" else question, puzzle.width, puzzle.height,
-                    puzzle.frame is not None, puzzle.rule, puzzle.rotations, len(puzzle.hints), len(labels))
+                    puzzle.frame is not None, puzzle.rule, puzzle.rotations, len(puzzle.hints), len(labels),
+                    rim_tight(puzzle))
 
 
 @dataclass(frozen=True)
@@ -64,17 +76,22 @@ class Policy:
     default: str
     rules: list[dict[str, Any]]
 
-    def choose(self, puzzle: Puzzle, question: str, task: Task | None = None) -> Choice:
+    def choose(self, puzzle: Puzzle, question: str, task: Task | None = None, here: bool = True) -> Choice:
         """The rule for the puzzle and question; with ``task``, rules whose backend cannot honour its
-        options or workers are passed over (so ``auto`` never fails where a measured alternative runs)."""
+        options or workers are passed over (so ``auto`` never fails where a measured alternative runs);
+        with ``here`` (the default), so are rules whose backend is not installed here."""
         f = features(puzzle, question)
         measured = self._measured(f)
-        usable = [r for r in measured if installed(r["backend"])]
+        usable = [r for r in measured if not here or installed(r["backend"])]
         mine = sorted((r for r in usable if task is None or _takes(r["backend"], task)), key=lambda r: r["up_to_tiles"])
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
                  f"({self.source.get('generated')}, {self.source.get('cpu')})")
+        pooled = bool(measured) and "rotations" not in measured[0]
+        fine_rules = any("rotations" in r for r in self.rules)
         caveats = "".join([
-            "" if f.rotations else "; tiles do not turn here, the bench's puzzles do",
+            f"; no family of this puzzle's finer kind ({f.fine_kind}) was measured: pooled rules"
+            if pooled and fine_rules else "" if f.rotations or fine_rules
+            else "; tiles do not turn here, the bench's puzzles do",
             f"; {f.hints} hint(s), the bench had none" if f.hints else "",
             "; rules needing a library that is not installed were skipped" if len(usable) < len(measured) else "",
             "; rules whose backend cannot take the options or workers asked for were skipped"
@@ -101,7 +118,11 @@ class Policy:
         return covering[0].get("confirm") if covering else None
 
     def _measured(self, f: Features) -> list[dict[str, Any]]:
-        return [r for r in self.rules if (r["question"], r["framed"], r["rule"]) == (f.question, f.framed, f.rule)]
+        """The rules of the puzzle's fine kind when that kind was measured, else the kind's pooled rules."""
+        kind = [r for r in self.rules if (r["question"], r["framed"], r["rule"]) == (f.question, f.framed, f.rule)]
+        fine = [r for r in kind if "rotations" in r and (r["rotations"], r.get("rim_tight", False))
+                == (f.rotations, f.rim_tight)]
+        return fine or [r for r in kind if "rotations" not in r]
 
 
 def installed(backend: str) -> bool:

@@ -1,13 +1,19 @@
-"""The native backend: a compiled (numba) backtracker over precomputed candidate tables.
+"""The native backend: a compiled backtracker over precomputed candidate tables.
 
-Options: ``order`` (``row`` default, ``spiral``, ``frame``) and ``symmetry`` (default on: a count fixes the
-board's turn with an anchor tile when the puzzle has one, and multiplies back; see
-:mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
-(:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes.
+A first solution is looked for by restarts (:func:`~edgematch.solvers.native.search.drive_restarts`): the
+first run in the tables' own candidate order, later ones with every bucket shuffled, on a Luby schedule of
+``unit`` nodes (options ``unit`` and ``seed``). A backtracker's time to a first solution is heavy-tailed in
+its value order; restarts bound what one bad early choice costs (``benchmarks/native_tails.py``: on framed
+8x8 3+6 boards, 10 seeds, 3 s, plain depth-first search timed out on 3, restarts on none).
+``native:dfs`` is the plain depth-first search; ``native:restarts`` is a synonym of ``native`` kept for
+stored sessions and policies. Counting and enumerating walk the whole tree in one depth-first search.
 
-``native:restarts`` looks for a first solution by restarting with shuffled candidate orders on a Luby
-schedule (:func:`~edgematch.solvers.native.search.drive_restarts`); options ``unit`` (nodes per Luby unit)
-and ``seed``. Counting and enumerating walk the whole tree, so they run as plain ``native``.
+Options: ``order`` (``auto`` default: the more constrained region first, see
+:func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``) and ``symmetry``
+(default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
+back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
+(:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (a first solution then
+comes from the split depth-first search).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build
 from edgematch.solvers.processes import ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
-VARIANTS = ("restarts",)
+VARIANTS = ("restarts", "dfs")
 # nodes per Luby unit (10-25 ms here), between the two best measured: the default suite's framed 8x8 boards
 # (3 seeds, 4-5 shuffle seeds each) took a median 0.22 s to a first solution at 3e5, 0.30 s at 1e6, 0.48 s at 3e6
 RESTART_UNIT = 500_000
@@ -49,8 +55,8 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
-        if self.sub is None and task.options.keys() & {"unit", "seed"}:
-            return "native backend: unit and seed are options of native:restarts"
+        if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
+            return "native:dfs backend: unit and seed are options of the restarts (native, native:restarts)"
         if self.sub == "restarts" and task.question == "first" and task.workers > 1:
             return "native:restarts runs in one process; for several cores use portfolio"
         return super().refusal(task)
@@ -80,7 +86,7 @@ class NativeBackend(Backend):
             return self._all_hinted(puzzle, tables, task, build)
         want = {"first": 1, "all": task.limit, "count": None}[task.question]
         capacity = {"first": 1, "all": min(want or BUFFER, BUFFER), "count": 0}[task.question]
-        restarting = self.sub == "restarts" and task.question == "first"
+        restarting = self.sub != "dfs" and task.question == "first" and task.workers == 1
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
         runs = 1
