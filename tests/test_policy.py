@@ -235,3 +235,14 @@ def test_each_rule_names_the_fastest_backend_of_another_family_as_its_second_opi
     policy = Policy({}, "native", rules)
     puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=2, seed=1))
     assert policy.confirm_backend(puzzle, "first") == "sat"
+
+
+def test_portfolio_rules_are_passed_over_on_one_usable_core(monkeypatch):
+    import edgematch.solvers.processes as processes
+
+    policy = options_policy()
+    puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=6, seed=1))
+    assert policy.choose(puzzle, "first").backend == "portfolio:native+native:restarts"
+    monkeypatch.setattr(processes, "usable_cores", lambda: 1)
+    choice = policy.choose(puzzle, "first")
+    assert choice.backend == "native:restarts" and "one usable core" in choice.reason

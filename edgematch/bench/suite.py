@@ -2,7 +2,8 @@
 
 A suite expands into instances (one generated puzzle each, reproducible from family, size and seed) and
 runs (instance x backend). Built-in suites live in ``bench/suites/``: ``smoke`` (CI, seconds),
-``default`` (the README's main job, minutes), ``scaling`` (long). Colour counts may follow the size:
+``default`` (the README's main job, minutes), ``scaling`` (long), ``families`` (the evidence ``auto``'s
+rules are derived from: 10 seeds of every family). Colour counts may follow the size:
 ``colours = "size"``, ``"size-2"``, ``"size+1"``. A family may be shaped like real puzzles with ``like``
 (``clue``, ``e2``, ``tetravex``, ``cards``: see :mod:`edgematch.core.generator`); its other keys override
 the family's settings. ``hint = true`` fixes the planted centre tile; ``unique = true`` keeps, for each

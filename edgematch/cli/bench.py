@@ -107,8 +107,8 @@ def _display(jobs: int) -> Iterator:
 
 @app.command()
 def bench(
-    target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling), a suite .toml file, "
-                                               "a folder of puzzle files, or 'list' to show past sessions.")]
+    target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling, families), a suite .toml "
+                                              "file, a folder of puzzle files, or 'list' to show past sessions.")]
     = "default",
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends "
                                                  "(e.g. native,cpsat,sat:cadical195), replacing the suite's.")] = None,

@@ -82,7 +82,7 @@ class Policy:
         with ``here`` (the default), so are rules whose backend is not installed here."""
         f = features(puzzle, question)
         measured = self._measured(f)
-        usable = [r for r in measured if not here or installed(r["backend"])]
+        usable = [r for r in measured if not here or (installed(r["backend"]) and _races_fairly(r["backend"]))]
         mine = sorted((r for r in usable if task is None or _takes(r["backend"], task)), key=lambda r: r["up_to_tiles"])
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
                  f"({self.source.get('generated')}, {self.source.get('cpu')})")
@@ -93,7 +93,8 @@ class Policy:
             if pooled and fine_rules else "" if f.rotations or fine_rules
             else "; tiles do not turn here, the bench's puzzles do",
             f"; {f.hints} hint(s), the bench had none" if f.hints else "",
-            "; rules needing a library that is not installed were skipped" if len(usable) < len(measured) else "",
+            "; rules needing a library that is not installed, or racing two backends on one usable core, were "
+            "skipped" if len(usable) < len(measured) else "",
             "; rules whose backend cannot take the options or workers asked for were skipped"
             if len(mine) < len(usable) else "",
         ])
@@ -136,6 +137,15 @@ def installed(backend: str) -> bool:
     except EdgematchError:
         return False
     return True
+
+
+def _races_fairly(backend: str) -> bool:
+    """A portfolio rule needs a core per member: on one core the members only take turns."""
+    if not backend.startswith("portfolio"):
+        return True
+    from edgematch.solvers.processes import usable_cores
+
+    return usable_cores() >= 2
 
 
 def _takes(backend: str, task: Task) -> bool:
