@@ -322,6 +322,27 @@ def test_choosers_are_measured_against_the_virtual_best_and_the_best_single_back
     assert "| auto | 2.070 | 1.700 | 1.22x | f 3x3 |" in markdown(summarise(session, runs))
 
 
+def test_choosers_per_family_show_the_worst_family_and_instance():
+    from edgematch.bench.store import Session
+    from edgematch.bench.suite import parse_suite
+
+    suite = parse_suite('backends = ["a", "b", "auto"]\ntimeout = 10\nseeds = [1, 2]\n'
+                        '[[family]]\nname = "f"\nsizes = [3]\n[[family]]\nname = "g"\nsizes = [3]\n')
+    times = {"f/3x3/seed1": (0.1, 0.3, 0.1), "f/3x3/seed2": (0.2, 0.1, 0.1),
+             "g/3x3/seed1": (0.5, 0.2, 0.2), "g/3x3/seed2": (0.05, 0.4, None)}  # auto missed g seed2
+    runs = [run(key, backend, task="first", time=t) if t is not None else
+            run(key, backend, task="first", status="timeout", category="timeout", time=10.0)
+            for key, row in times.items() for backend, t in zip(("a", "b", "auto"), row, strict=True)]
+    session = Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {}, len(runs))
+    summary = summarise(session, runs)
+    f, g = sorted(summary.per_family(), key=lambda r: r.family)
+    assert (f.backend, f.family, f.instances) == ("auto", "f", 2)
+    assert f.ratio == pytest.approx(0.2 / 0.2) and f.worst == pytest.approx(1.0) and f.missed == 0
+    assert g.total == pytest.approx(0.2 + 20.0) and g.best_total == pytest.approx(0.2 + 0.05)
+    assert g.worst_instance == "g/3x3/seed2" and g.worst == pytest.approx(20.0 / 0.05) and g.missed == 1
+    assert "| auto | g | 2 | 20.200 | 0.250 |" in markdown(summary)
+
+
 def test_bench_confirm_needs_two_families_and_fails_on_an_answer_one_family_gave(rigged, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     refused = cli("bench", suite_file(tmp_path, ["native", "native:restarts"]), "--task", "count", "--confirm")

@@ -23,7 +23,7 @@ from typing import Any
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
-from edgematch.bench.summary import is_meta, score
+from edgematch.bench.summary import FLOOR, is_meta, score
 from edgematch.errors import UsageError
 from edgematch.solvers.confirm import family
 from edgematch.solvers.policy import features
@@ -100,9 +100,6 @@ class FamilyFit:
     @property
     def ratio(self) -> float:
         return self.auto / self.best if self.best > 0 else 1.0
-
-
-FLOOR = 0.01  # seconds: per-instance ratios compare times of at least this (milliseconds are noise)
 
 
 def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> list[FamilyFit]:

@@ -67,6 +67,11 @@ CHOOSERS = ("Totals are PAR2 seconds summed over the runs (unsolved at twice the
             "is where the chooser lost most against the best single backend of that class.")
 
 
+PER_FAMILY = ("Per family, the chooser's PAR2 total against the virtual best's over the family's instances, "
+              "its worst instance (per-instance ratio, times floored at 10 ms), and 'missed': instances it left "
+              "unsolved that some backend solved within a tenth of the cutoff. Judge it by its worst family.")
+
+
 def confirmed_line(summary: Summary) -> str:
     """How many counts and "no solution" answers two independent backend families gave alike."""
     need, alone = len(summary.to_confirm), len(summary.unconfirmed)
@@ -124,6 +129,14 @@ def markdown(summary: Summary) -> str:
             lines.append(f"| {a.backend} | {a.total:.3f} | {a.best_total:.3f} | {a.ratio:.2f}x | "
                          f"{' '.join(a.worst_class)} | {a.worst_total:.3f} | {a.single} ({a.single_total:.3f} s) | "
                          f"{a.worst_ratio:.2f}x |")
+    per_family = summary.per_family()
+    if per_family:
+        lines += ["", "## Choosers per family", "", PER_FAMILY, "",
+                  "| backend | family | instances | total (s) | virtual best (s) | ratio | worst instance | ratio | "
+                  "missed |", "|---|---|---:|---:|---:|---:|---|---:|---:|"]
+        for f in per_family:
+            lines.append(f"| {f.backend} | {f.family} | {f.instances} | {f.total:.3f} | {f.best_total:.3f} | "
+                         f"{f.ratio:.2f}x | {f.worst_instance} | {f.worst:.1f}x | {f.missed} |")
     lines += ["", "## By size", "", "| family | board | backend | solved | median | max | PAR2 (s) |",
               "|---|---|---|---:|---:|---:|---:|"]
     for family, size in summary.classes:
@@ -181,6 +194,7 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
         figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat,
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
+        per_family=summary.per_family(), PER_FAMILY=PER_FAMILY,
         CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary),
     )
 

@@ -77,6 +77,28 @@ def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:
 
 
 @dataclass(frozen=True)
+class FamilyRatio:
+    """A chooser on one family: PAR2 totals (its own, the virtual best's), its worst instance, and how often
+    it left unsolved what some backend solved within a tenth of the cutoff."""
+
+    backend: str
+    family: str
+    instances: int
+    total: float
+    best_total: float
+    worst: float
+    worst_instance: str
+    missed: int
+
+    @property
+    def ratio(self) -> float:
+        return self.total / self.best_total if self.best_total else math.inf
+
+
+FLOOR = 0.01  # seconds: per-instance ratios compare times of at least this
+
+
+@dataclass(frozen=True)
 class Against:
     """How a chooser (auto, a portfolio) did against the alternatives, in PAR2 seconds summed over runs:
     its total against the virtual best's, and its worst size class against the best single backend there."""
@@ -162,6 +184,25 @@ class Summary:
                     ratios.append((ratio, (family, size), st.total_time, single, single_total))
             _, where, total, single, single_total = max(ratios)
             out.append(Against(backend, mine.total_time, everything.total_time, where, total, single, single_total))
+        return out
+
+    def per_family(self) -> list[FamilyRatio]:
+        """For each meta backend, per family: its PAR2 total against the virtual best's over the family's
+        instances, and its worst instance (per-instance ratio, times floored at ``FLOOR`` seconds: below
+        that, ratios measure noise). Judge a chooser by the worst family, not the mean."""
+        out = []
+        cutoff = self.session.suite.timeout
+        best = {r.instance: score(r, cutoff) for r in self.best}
+        for backend in (b for b in self.backends if is_meta(b)):
+            mine: dict[str, list[tuple[str, float]]] = defaultdict(list)
+            for run in self.runs:
+                if run.backend == backend and run.instance in best:
+                    mine[run.family].append((run.instance, score(run, cutoff)))
+            for family, scored in mine.items():
+                worst, where = max((max(t, FLOOR) / max(best[i], FLOOR), i) for i, t in scored)
+                out.append(FamilyRatio(backend, family, len(scored), sum(t for _, t in scored),
+                                       sum(best[i] for i, _ in scored), worst, where,
+                                       sum(t >= 2 * cutoff and best[i] <= cutoff / 10 for i, t in scored)))
         return out
 
     def instances(self) -> list[str]:
