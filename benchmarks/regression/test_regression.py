@@ -56,3 +56,35 @@ def test_count_hunde(benchmark, backend: Backend) -> None:
     result = pedantic(benchmark, lambda: backend.run(puzzle, Task("count", distinct=True)))
     assert result.status is Status.SOLVED, result.message
     assert (result.count, result.distinct) == (16, 2)
+
+
+TAIL_FAMILIES = {
+    "clue 12x6": dict(width=12, height=6, like="clue"),
+    "framed 8x8 3+6": dict(width=8, height=8, framed=True, border_colours=3, inner_colours=6),
+}
+TAIL_SEEDS = range(1, 11)
+TAIL_LIMIT = 10.0
+
+
+@pytest.mark.parametrize("variant", ["native", "native:dfs"])
+@pytest.mark.parametrize("family", list(TAIL_FAMILIES))
+@pytest.mark.benchmark(group="first: heavy tails, 10 seeds in a row (slowest seed in extra_info)")
+def test_first_heavy_tail(benchmark, family: str, variant: str) -> None:
+    """A first solution on 10 seeds of a family where depth-first search has heavy tails. A round solves
+    every seed in turn, so one bad seed shows in the timing instead of hiding behind a lucky median; the
+    per-seed times and the slowest are in extra_info, and native (restarts) must solve every seed."""
+    puzzles = [generate(GeneratorSpec(**TAIL_FAMILIES[family], seed=s))[0] for s in TAIL_SEEDS]
+    native = get_backend(variant)
+
+    def worst() -> float:
+        slowest = 0.0
+        for seed, puzzle in zip(TAIL_SEEDS, puzzles, strict=True):
+            result = native.run(puzzle, Task("first", time_limit=TAIL_LIMIT))
+            seconds = result.timings.build + result.timings.solve
+            benchmark.extra_info[f"seed {seed}"] = round(seconds, 4) if result.status is Status.SOLVED else "timeout"
+            slowest = max(slowest, seconds if result.status is Status.SOLVED else 2 * TAIL_LIMIT)
+        return slowest
+
+    slowest = benchmark.pedantic(worst, rounds=1, iterations=1, warmup_rounds=0)
+    benchmark.extra_info["slowest seed (s)"] = slowest
+    assert slowest < 2 * TAIL_LIMIT or variant == "native:dfs", "native timed out on a seed: a heavy tail is back"
