@@ -44,7 +44,7 @@ def test_bad_suites_name_the_line(text, line, fragment):
 
 
 def test_unknown_suite_lists_the_builtin_ones():
-    with pytest.raises(FormatError, match="built-in suites: default, scaling, smoke"):
+    with pytest.raises(FormatError, match="built-in suites: default, families, scaling, smoke"):
         load_suite("nope")
 
 
