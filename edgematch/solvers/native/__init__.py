@@ -89,11 +89,11 @@ class NativeBackend(Backend):
         restarting = self.sub != "dfs" and task.question == "first" and task.workers == 1
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
-        runs = 1
+        restarts = 0
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         if restarting:
-            outcome, runs, _ = drive_restarts(tables, unit, seed, left, task.progress)
+            outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress)
         elif task.workers > 1:
             try:
                 outcome = parts.run_parallel(puzzle, tables, replace(task, time_limit=left), want, capacity)
@@ -131,7 +131,7 @@ class NativeBackend(Backend):
                 "positions": tables.positions,
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
                 **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
-                **({"restarts": runs - 1} if restarting else {}),
+                **({"restarts": restarts} if restarting else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,
                      **({"unit": unit, "seed": seed} if restarting else {})},

@@ -211,44 +211,60 @@ def drive_restarts(
     seed: int = 0,
     time_limit: float | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
+    keep_first: bool = True,
 ) -> tuple[Outcome, int, int]:
-    """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes. Given several tables
-    (one per fill order), the runs take them in turn, so an order that is exponentially bad on this puzzle
-    costs a bounded share of the time; each order's first run keeps the tables' own candidate order, later
-    ones shuffle every bucket (seeded by ``seed`` and ``k``). A backtracker's time to a first solution is
-    heavy-tailed in its value order (Gomes, Selman, Kautz 1998); restarting cuts the tail off. Each run is
-    complete, so one that exhausts its tree proves there is no solution.
-    Tables may be given as functions that build them, called when their turn first comes (a puzzle solved
-    in the first run never builds the others). Returns the outcome (its picks index the tables that found
-    it), the number of runs, and which tables."""
+    """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes with every bucket of
+    the candidate tables shuffled (seeded by ``seed`` and ``k``). A backtracker's time to a first solution
+    is heavy-tailed in its value order (Gomes, Selman, Kautz 1998); restarting cuts the tail off. Given
+    several tables (one per fill order), the runs take them in turn, so an order that is exponentially bad
+    on this puzzle costs a bounded share of the time; each order's first run keeps its own candidate order.
+
+    With ``keep_first`` (the default) the search in the first tables' own order is never thrown away: it
+    resumes between the restarts, each time for as many nodes as the restart beside it, so the whole costs
+    about twice the better of the plain search and the restarts at most (an algorithm portfolio on one
+    core). Restarts alone have a tail of their own where the tables' order is lucky and shuffled ones are
+    not (measured: 5.5 s against the plain search's 0.06 s on an Eternity II-like 7x7).
+
+    Every run is complete, so one that exhausts its tree proves there is no solution. Tables may be given
+    as functions that build them, called when their turn first comes. Returns the outcome (its picks index
+    the tables that found it), the number of restarts (searches started beside the first), and which
+    tables found it."""
     every = [tables] if isinstance(tables, Tables) else list(tables)
+
+    def built(index: int) -> Tables:
+        if not isinstance(every[index], Tables):
+            every[index] = every[index]()  # type: ignore[operator]
+        return every[index]  # type: ignore[return-value]
+
     start = time.perf_counter()
     total = Outcome(finished=False)
+    kept = Search(built(0), capacity=1) if keep_first else None
     run = 0
     while True:
         run += 1
+        budget = luby(run) * unit
         which = (run - 1) % len(every)
-        if not isinstance(every[which], Tables):
-            every[which] = every[which]()  # type: ignore[operator]
-        if run <= len(every):
-            mine, perm = every[which], None  # type: ignore[assignment]
+        if run <= len(every) and not (kept is not None and which == 0):
+            fresh, perm = built(which), None
         else:
-            mine, perm = shuffled(every[which], np.random.default_rng([seed, run]))  # type: ignore[arg-type]
-        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-        spent = total.nodes
+            fresh, perm = shuffled(built(which), np.random.default_rng([seed, run]))
+        steps = [(kept, None, 0)] if kept is not None else []
+        for search, mapping, index in [*steps, (Search(fresh, capacity=1), perm, which)]:
+            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+            nodes, solutions = search.nodes, search.solutions
+            base = total.nodes - nodes
 
-        def report(p: dict[str, float], spent: int = spent) -> None:
-            progress({**p, "nodes": spent + p["nodes"], "elapsed": time.perf_counter() - start})  # type: ignore[misc]
+            def report(p: dict[str, float], base: int = base) -> None:
+                progress({**p, "nodes": base + p["nodes"], "elapsed": time.perf_counter() - start})  # type: ignore[misc]
 
-        one = drive(Search(mine, capacity=1), left, 1, report if progress else None, node_limit=luby(run) * unit)
-        total.nodes += one.nodes
-        total.solutions += one.solutions
-        total.found = [perm[f] if perm is not None else f for f in one.found]
-        if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
-            total.finished, total.stopped = one.finished, one.stopped
-            break
-    total.seconds = time.perf_counter() - start
-    return total, run, which
+            one = drive(search, left, 1, report if progress else None, node_limit=nodes + budget)
+            total.nodes += one.nodes - nodes
+            total.solutions += one.solutions - solutions
+            if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
+                total.found = [mapping[f] if mapping is not None else f for f in one.found]
+                total.finished, total.stopped = one.finished, one.stopped
+                total.seconds = time.perf_counter() - start
+                return total, run if kept is not None else run - 1, index
 
 
 def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:
