@@ -55,7 +55,9 @@ def test_an_undercount_is_a_disagreement_naming_both(rigged):
 
 
 def test_a_false_no_solution_is_a_disagreement(rigged):
-    with pytest.raises(Disagreement, match="no solution, but native found one"):
+    second = confirmer(edgematch.read_puzzle(HUNDE), "first", "unsat")  # the policy's measured second opinion
+    assert second != "unsat"
+    with pytest.raises(Disagreement, match=f"no solution, but {second} found one"):
         edgematch.solve(HUNDE, backend="unsat", confirm=True)
 
 

@@ -134,7 +134,8 @@ def test_an_unmeasured_kind_takes_the_default_and_says_so():
 
 def test_the_shipped_policy_names_real_backends_and_its_source():
     shipped = load_policy()
-    assert shipped.source["suite"] == "scaling" and shipped.rules
+    assert shipped.source["suite"] == "families" and shipped.rules
+    assert any("rotations" in r for r in shipped.rules) and any("rotations" not in r for r in shipped.rules)
     for name in {shipped.default, *(r["backend"] for r in shipped.rules)}:
         get_backend(name)  # raises for an unknown backend
 

@@ -4,8 +4,8 @@ Per question, puzzle kind (framed or not, same or signed) and board size, the ba
 wins. When racing it against another (a portfolio: per instance the faster of the two, on separate cores,
 plus what starting and stopping the members costs) would cut PAR2 by a fifth or more, the rule is that
 portfolio instead: backends whose times are heavy-tailed in different places make good pairs. A size
-class whose best backend is within 10% of the choice of the size below keeps that choice (timings of a
-few milliseconds differ by that much between runs), so rules do not flip on noise. Neighbouring sizes
+class whose best backend is within 10% or 5 ms of the choice of the size below keeps that choice
+(timings of a few milliseconds differ by that much between runs), so rules do not flip on noise. Neighbouring sizes
 with the same choice merge into one rule. Meta-backends (auto, portfolio) in the sessions are ignored:
 the policy is built from single backends only. Each rule also names ``confirm``: the fastest backend of
 another family than the choice's (native search, CP-SAT, SAT), the second opinion ``--confirm`` asks.
@@ -32,6 +32,7 @@ DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
 RACE_SECONDS = 0.02  # a portfolio call's own cost: forking members with the libraries loaded, stopping the loser
 TIE = 1.10  # a size class keeps the choice of the size below unless the best is this many times faster
+TIE_SECONDS = 0.005  # ... or faster by more than this per run (below it: noise beside a 0.3 s process start)
 KIND_KEYS = ("question", "framed", "rule", "rotations", "rim_tight")
 
 
@@ -160,9 +161,11 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     shown = ", ".join(f"{b} {par2(b):.3g} s ({solved[b]}/{len(instances)})" for b in ranked[:2])
     unsolved = len({r.instance for r in runs}) - len(instances)
     evidence = f"PAR2 {shown}" + (f" ({unsolved} solved by none left out)" if unsolved else "")
-    if fallback in by_backend and best != fallback and par2(fallback) <= TIE * par2(best):
+    if fallback in by_backend and best != fallback and (par2(fallback) <= TIE * par2(best)
+                                                         or par2(fallback) - par2(best) <= TIE_SECONDS):
         best = fallback
-        evidence += f"; {fallback} {par2(fallback):.3g} s is within {TIE - 1:.0%}: kept {fallback}"
+        evidence += (f"; {fallback} {par2(fallback):.3g} s is within {TIE - 1:.0%} or {TIE_SECONDS * 1000:g} ms: "
+                     f"kept {fallback}")
     if len(ranked) > 1:
         partner = min((b for b in ranked if b != best), key=lambda b: (par2(best, b), b))
         if par2(best, partner) * PORTFOLIO_GAIN <= par2(best):

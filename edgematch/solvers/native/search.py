@@ -244,12 +244,16 @@ def drive_restarts(
         run += 1
         budget = luby(run) * unit
         which = (run - 1) % len(every)
-        if run <= len(every) and not (kept is not None and which == 0):
-            fresh, perm = built(which), None
-        else:
+
+        def restart(run: int = run, which: int = which) -> tuple[Search, np.ndarray | None, int]:
+            if run <= len(every) and not (kept is not None and which == 0):
+                return Search(built(which), capacity=1), None, which
             fresh, perm = shuffled(built(which), np.random.default_rng([seed, run]))
-        steps = [(kept, None, 0)] if kept is not None else []
-        for search, mapping, index in [*steps, (Search(fresh, capacity=1), perm, which)]:
+            return Search(fresh, capacity=1), perm, which
+
+        steps = [lambda: (kept, None, 0)] if kept is not None else []
+        for step in [*steps, restart]:  # the restart's tables are shuffled only when its turn comes
+            search, mapping, index = step()
             left = None if time_limit is None else time_limit - (time.perf_counter() - start)
             nodes, solutions = search.nodes, search.solutions
             base = total.nodes - nodes
