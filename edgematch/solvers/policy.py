@@ -105,8 +105,9 @@ class Policy:
         rule = covering[0] if covering else mine[-1]
         size = (f"up to {rule['up_to_tiles']} tiles" if covering
                 else f"beyond the largest measured ({rule['up_to_tiles']} tiles): extrapolated")
+        kind = f.fine_kind if "rotations" in rule else f.kind
         return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
-                                       f"{f.kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
+                                       f"{kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
                                        f"[{where}]{caveats}")
 
 
