@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
 import sys
 import tempfile
@@ -61,22 +60,12 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def edgematch_command() -> list[str]:
-    script = Path(sys.executable).with_name("edgematch")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "edgematch"]
-
-
-def load() -> str:
-    averages = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"load average {averages} (1/5/15 min) on {os.cpu_count()} cores"
-
-
 def run_edgematch(backend: str, puzzle, em_file: Path, limit: float, core: int) -> tuple[str, float | None]:
     """(verdict, wall): verdict 'solved', 'timeout', 'timeout*' (a checked answer after the limit), 'WRONG' or
     'error N'; wall is the whole process's seconds."""
     saved = em_file.with_suffix(f".{backend.replace(':', '-')}.emsol")
     saved.unlink(missing_ok=True)
-    cmd = [*edgematch_command(), "solve", str(em_file), "-b", backend, "--time-limit", f"{limit:g}",
+    cmd = [*yardstick.edgematch_command(), "solve", str(em_file), "-b", backend, "--time-limit", f"{limit:g}",
            "--save", str(saved)]
     code, wall, _, out = yardstick.timed(cmd, timeout=limit + GRACE, core=core)
     if code is None or code == 3:
@@ -122,10 +111,10 @@ def main() -> int:
     seeds = parse_seeds(args.seeds)
     cases = parse_cases(args.cases)
 
-    print(f"before: {load()}")
+    print(f"before: {yardstick.load()}")
     if not args.no_c:
         print(f"C yardstick: {yardstick.binary()} ({yardstick.compiler()} {' '.join(yardstick.FLAGS)})")
-    print(f"edgematch: {' '.join(edgematch_command())} solve FILE -b BACKEND --time-limit {args.limit:g}; "
+    print(f"edgematch: {' '.join(yardstick.edgematch_command())} solve FILE -b BACKEND --time-limit {args.limit:g}; "
           f"one core (core {args.core}); seeds {args.seeds}", flush=True)
     results: dict[tuple[tuple[int, int], str], list[tuple[str, float | None]]] = {}
     wrong = []
@@ -134,7 +123,7 @@ def main() -> int:
         warm = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=1))[0]
         edgematch.write_puzzle(warm, folder / "warm.em")  # compiled code cached before anything is timed
         for backend in backends:
-            yardstick.timed([*edgematch_command(), "solve", str(folder / "warm.em"), "-b", backend])
+            yardstick.timed([*yardstick.edgematch_command(), "solve", str(folder / "warm.em"), "-b", backend])
         for n, inner in cases:
             rim = math.isqrt(n) + 1
             print(f"\n### framed {n}x{n}, {rim} rim + {inner} inner colours ({case_name(n, inner)})\n")
@@ -173,7 +162,7 @@ def main() -> int:
         print(f"| {case_name(n, inner)} | " + " | ".join(cells) + " |")
     if wrong:
         print("\nWRONG ANSWERS OR ERRORS:\n  " + "\n  ".join(wrong))
-    print(f"\nafter: {load()}")
+    print(f"\nafter: {yardstick.load()}")
     return 1 if wrong else 0
 
 

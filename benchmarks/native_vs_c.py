@@ -16,7 +16,6 @@ Figures are only quotable on an idle machine: the load average is printed before
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -31,23 +30,13 @@ from edgematch import GeneratorSpec, generate
 EXPECTED = {1: 384, 2: 256, 4: 256, 5: 256, 7: 256}
 
 
-def edgematch_command() -> list[str]:
-    script = Path(sys.executable).with_name("edgematch")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "edgematch"]
-
-
-def load() -> str:
-    averages = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"load average {averages} (1/5/15 min) on {os.cpu_count()} cores"
-
-
 def measure(seed: int, border: int, inner: int, runs: int, core: int | None, folder: Path) -> dict:
     puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=border, inner_colours=inner, seed=seed))
     em_file = folder / f"6x6-{border}+{inner}-s{seed}.em"
     c_file = folder / f"6x6-{border}+{inner}-s{seed}.txt"
     edgematch.write_puzzle(puzzle, em_file)
     yardstick.write_puzzle(puzzle, c_file)
-    em_cmd = [*edgematch_command(), "count", str(em_file), "-b", "native"]
+    em_cmd = [*yardstick.edgematch_command(), "count", str(em_file), "-b", "native"]
     c_runs, em_runs = [], []
     for _ in range(runs):
         c_runs.append(yardstick.run("count", c_file, core=core))
@@ -88,17 +77,17 @@ def main() -> int:
         return 0 if yardstick.selftest() else 1
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
 
-    print(f"before: {load()}")
+    print(f"before: {yardstick.load()}")
     exe = yardstick.binary()
     print(f"C yardstick: {exe} ({yardstick.compiler()} {' '.join(yardstick.FLAGS)})")
-    print(f"edgematch: {' '.join(edgematch_command())} count FILE -b native; {args.runs} runs each, medians; "
+    print(f"edgematch: {' '.join(yardstick.edgematch_command())} count FILE -b native; {args.runs} runs each, medians; "
           f"core {args.core if args.core is not None else 'not pinned'}", flush=True)
     rows = []
     with tempfile.TemporaryDirectory(prefix="native-vs-c-") as tmp:
         folder = Path(tmp)
         warm = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=1))[0]
         edgematch.write_puzzle(warm, folder / "warm.em")  # the compiled code is cached before timing
-        yardstick.timed([*edgematch_command(), "count", str(folder / "warm.em"), "-b", "native"])
+        yardstick.timed([*yardstick.edgematch_command(), "count", str(folder / "warm.em"), "-b", "native"])
         print()
         print("| puzzle | raw solutions | C wall | C CPU | edgematch wall | edgematch CPU | ratio edgematch/C "
               "| ratio CPU | C nodes, M nodes/s | native nodes, M nodes/s |")
@@ -122,7 +111,7 @@ def main() -> int:
     bad = [r["puzzle"] for r in rows if not r["agree"]]
     if bad:
         print(f"COUNTS DISAGREE on: {', '.join(bad)}")
-    print(f"after: {load()}")
+    print(f"after: {yardstick.load()}")
     return 1 if bad else 0
 
 

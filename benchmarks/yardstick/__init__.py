@@ -15,6 +15,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,18 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "backtrack.c"
 BUILD = HERE / "build"
 FLAGS = ["-O3", "-march=native", "-std=c11", "-Wall", "-Wextra"]
+
+
+def edgematch_command() -> list[str]:
+    """The edgematch command of this interpreter's environment (whole processes are timed)."""
+    script = Path(sys.executable).with_name("edgematch")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "edgematch"]
+
+
+def load() -> str:
+    """The machine's load, printed before and after: figures are only quotable on an idle machine."""
+    averages = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"load average {averages} (1/5/15 min) on {os.cpu_count()} cores"
 
 
 def compiler() -> str:
