@@ -23,7 +23,7 @@ from typing import Any
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
-from edgematch.bench.summary import FLOOR, is_meta, score
+from edgematch.bench.summary import FamilyRatio, family_ratio, is_meta, score
 from edgematch.errors import UsageError
 from edgematch.solvers.confirm import family
 from edgematch.solvers.policy import features
@@ -85,22 +85,12 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | Non
     return rules
 
 
-@dataclass
-class FamilyFit:
-    """How ``auto`` (rules derived without this family, when cross-validating) does on one family."""
+@dataclass(frozen=True)
+class FamilyFit(FamilyRatio):
+    """How ``auto`` (rules derived without this family, when cross-validating) does on one family, and
+    what it chose there."""
 
-    family: str
-    instances: int
-    auto: float            # mean PAR2 of what auto chose, per instance
-    best: float            # mean PAR2 of the virtual best single backend
-    worst: float           # the largest per-instance ratio auto / virtual best (times floored at FLOOR)
-    worst_instance: str
-    missed: int            # auto unsolved where some backend solved within a tenth of the cutoff
     choices: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ratio(self) -> float:
-        return self.auto / self.best if self.best > 0 else 1.0
 
 
 def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> list[FamilyFit]:
@@ -110,10 +100,12 @@ def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> 
 
     out = []
     families = sorted({i.family for session, _ in sessions for i in session.suite.instances})
-    everything = Policy({}, DEFAULT, derive(sessions))
+    everything = None if cross else Policy({}, DEFAULT, derive(sessions))
     for name in families:
-        policy = Policy({}, DEFAULT, derive(sessions, leave_out=name)) if cross else everything
-        autos, bests, ratios, missed, choices = [], [], [], 0, defaultdict(int)
+        policy = everything or Policy({}, DEFAULT, derive(sessions, leave_out=name))
+        rows: list[tuple[str, float, float]] = []
+        choices: dict[str, int] = defaultdict(int)
+        cutoff = 0.0
         for session, runs in sessions:
             cutoff = session.suite.timeout
             mine = {i.key: i for i in session.suite.instances if i.family == name}
@@ -126,16 +118,10 @@ def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> 
                 choices[choice] += 1
                 members = choice.removeprefix("portfolio:").split("+")
                 race = RACE_SECONDS if choice.startswith("portfolio:") else 0.0
-                mine_score = min(2 * cutoff, race + min(scores.get(m, 2 * cutoff) for m in members))
-                best = min(scores.values())
-                autos.append(mine_score)
-                bests.append(best)
-                ratios.append((max(mine_score, FLOOR) / max(best, FLOOR), key))
-                missed += mine_score >= 2 * cutoff and best <= cutoff / 10
-        if autos:
-            worst, where = max(ratios)
-            out.append(FamilyFit(name, len(autos), statistics.fmean(autos), statistics.fmean(bests), worst, where,
-                                 missed, dict(choices)))
+                rows.append((key, min(2 * cutoff, race + min(scores.get(m, 2 * cutoff) for m in members)),
+                             min(scores.values())))
+        if rows:
+            out.append(FamilyFit(**vars(family_ratio("auto", name, rows, cutoff)), choices=dict(choices)))
     return out
 
 
@@ -186,19 +172,24 @@ def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | 
     return min(totals, key=lambda b: (totals[b], b)) if totals else None
 
 
-def policy_text(store: Store, session_ids: list[int], database: str) -> str:
-    """The policy file for the given sessions (the first one is named as the source)."""
-    sessions = [(store.session(i), store.runs(i)) for i in session_ids]
+def load_sessions(store: Store, session_ids: list[int]) -> list[tuple[Session, list[RunRecord]]]:
+    """The sessions and their runs, read once for the policy and its per-family figures."""
+    return [(store.session(i), store.runs(i)) for i in session_ids]
+
+
+def policy_text(sessions: list[tuple[Session, list[RunRecord]]], database: str, where: str = "") -> str:
+    """The policy file for the given sessions (the first one is named as the source); ``where`` names the
+    database in the error when they hold nothing to learn from."""
     rules = derive(sessions)
     if not rules:
-        raise UsageError(f"{store.path}: session(s) {', '.join(map(str, session_ids))} have no single-backend "
-                         "runs to learn from")
+        raise UsageError(f"{where or database}: session(s) {', '.join(str(s.id) for s, _ in sessions)} have no "
+                         "single-backend runs to learn from")
     first = sessions[0][0]
     env = first.environment
     cpu = f"{env.get('cpu')}, {env.get('cores')} cores"
     lines = [
         "# How `auto` chooses a backend: rules derived from bench results by `edgematch policy`.",
-        "# Regenerate: edgematch bench scaling --db DB ... && edgematch policy --db DB [--session N ...]",
+        "# Regenerate: edgematch bench families --db DB ... && edgematch policy --db DB [--session N ...]",
         "# Each rule: question, puzzle kind, largest board it covers, the backend chosen, and the evidence",
         "# (PAR2 per run, unsolved at 2 x cutoff; solved/total) from the sessions below.",
         "",

@@ -98,6 +98,15 @@ class FamilyRatio:
 FLOOR = 0.01  # seconds: per-instance ratios compare times of at least this
 
 
+def family_ratio(backend: str, family: str, rows: list[tuple[str, float, float]], cutoff: float) -> FamilyRatio:
+    """``backend`` on one family from (instance, its PAR2 score, the virtual best's) rows: totals, the worst
+    per-instance ratio (times floored at ``FLOOR``: below it ratios measure noise), and the instances it
+    left unsolved that some backend solved within a tenth of the cutoff."""
+    worst, where = max((max(mine, FLOOR) / max(best, FLOOR), key) for key, mine, best in rows)
+    return FamilyRatio(backend, family, len(rows), sum(mine for _, mine, _ in rows), sum(b for _, _, b in rows),
+                       worst, where, sum(mine >= 2 * cutoff and best <= cutoff / 10 for _, mine, best in rows))
+
+
 @dataclass(frozen=True)
 class Against:
     """How a chooser (auto, a portfolio) did against the alternatives, in PAR2 seconds summed over runs:
@@ -194,15 +203,11 @@ class Summary:
         cutoff = self.session.suite.timeout
         best = {r.instance: score(r, cutoff) for r in self.best}
         for backend in (b for b in self.backends if is_meta(b)):
-            mine: dict[str, list[tuple[str, float]]] = defaultdict(list)
+            rows: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
             for run in self.runs:
                 if run.backend == backend and run.instance in best:
-                    mine[run.family].append((run.instance, score(run, cutoff)))
-            for family, scored in mine.items():
-                worst, where = max((max(t, FLOOR) / max(best[i], FLOOR), i) for i, t in scored)
-                out.append(FamilyRatio(backend, family, len(scored), sum(t for _, t in scored),
-                                       sum(best[i] for i, _ in scored), worst, where,
-                                       sum(t >= 2 * cutoff and best[i] <= cutoff / 10 for i, t in scored)))
+                    rows[run.family].append((run.instance, score(run, cutoff), best[run.instance]))
+            out += [family_ratio(backend, family, scored, cutoff) for family, scored in rows.items()]
         return out
 
     def instances(self) -> list[str]:

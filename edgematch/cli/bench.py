@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -384,14 +384,15 @@ def policy_command(
 ) -> None:
     """Derive the auto policy from bench sessions: per question, puzzle kind and size, the backend (or a
     two-backend portfolio) with the lowest PAR2."""
-    from edgematch.bench.policy import default_policy_path, policy_text
+    from edgematch.bench.policy import default_policy_path, load_sessions, policy_text
     from edgematch.bench.store import Store
 
     with reported():
         _existing(db)
         with Store(db) as store:
             ids = session or [store.session().id]
-            text = policy_text(store, ids, cite or db.name)
+            sessions = load_sessions(store, ids)
+        text = policy_text(sessions, cite or db.name, str(db))
         target = output or default_policy_path()
         save(target, text)
         from edgematch.solvers.policy import load_policy
@@ -406,16 +407,15 @@ def policy_command(
                 ", rim colours >= inner" if rule.get("rim_tight") else "")
             table.add_row(rule["question"], kind, f"{rule['up_to_tiles']} tiles", rule["backend"])
         _wide().print(table)
-        with Store(db) as store:
-            sessions = [(store.session(i), store.runs(i)) for i in ids]
         _print_fits(sessions)
         out.print(f"policy: {target}")
 
 
-def _print_fits(sessions: list) -> None:
+def _print_fits(sessions: list[tuple[Any, list[Any]]]) -> None:
     """auto against the virtual best per family: with rules from all the data, and cross-validated (rules
     derived without the family, as a puzzle unlike any measured would meet them)."""
-    from edgematch.bench.policy import FLOOR, fit
+    from edgematch.bench.policy import fit
+    from edgematch.bench.summary import FLOOR
 
     table = _table("auto against the virtual best per family (PAR2; cross-validated: rules derived without "
                    f"the family; worst: the largest per-instance ratio, times floored at {FLOOR * 1000:g} ms)")

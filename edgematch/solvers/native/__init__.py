@@ -1,10 +1,11 @@
 """The native backend: a compiled backtracker over precomputed candidate tables.
 
-A first solution is looked for by restarts (:func:`~edgematch.solvers.native.search.drive_restarts`): the
-first run in the tables' own candidate order, later ones with every bucket shuffled, on a Luby schedule of
-``unit`` nodes (options ``unit`` and ``seed``). A backtracker's time to a first solution is heavy-tailed in
-its value order; restarts bound what one bad early choice costs (``benchmarks/native_tails.py``: on framed
-8x8 3+6 boards, 10 seeds, 3 s, plain depth-first search timed out on 3, restarts on none).
+A first solution is looked for by restarts (:func:`~edgematch.solvers.native.search.drive_restarts`): runs
+with every bucket shuffled on a Luby schedule of ``unit`` nodes (options ``unit`` and ``seed``), and between
+them the plain search in the tables' own order, kept and resumed for as many nodes. A backtracker's time to
+a first solution is heavy-tailed in its value order; restarts bound what one bad early choice costs
+(``benchmarks/native_tails.py``: on framed 8x8 3+6 boards, 10 seeds, 3 s, plain depth-first search timed
+out on 2, this on none).
 ``native:dfs`` is the plain depth-first search; ``native:restarts`` is a synonym of ``native`` kept for
 stored sessions and policies. Counting and enumerating walk the whole tree in one depth-first search.
 
