@@ -9,11 +9,11 @@ The public API in one place::
 """
 
 from edgematch.core.checker import CheckResult, Violation, check, score
-from edgematch.core.formats import read_puzzle, read_solution, write_puzzle, write_solution
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.core.model import Hint, Placement, Puzzle, Solution, Tile
 from edgematch.core.symmetry import board_turns, distinct_key
 from edgematch.errors import BackendError, EdgematchError, FormatError, PuzzleError, UsageError
+from edgematch.formats import read_puzzle, read_solution, write_puzzle, write_solution
 from edgematch.solvers import Result, Status, choose_backend, count, explain, solutions, solve, solve_all
 
 __version__ = "0.1.0"

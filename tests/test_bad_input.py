@@ -25,10 +25,10 @@ import edgematch
 from edgematch.bench.suite import Overrides, load_suite, parse_suite
 from edgematch.cli.cnf import read_header, read_model
 from edgematch.cli.main import load_commands
-from edgematch.core.formats import formats, parse_puzzle, parse_solution, read_puzzle
-from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile, is_integer_word, parse_integer
 from edgematch.errors import EdgematchError, FormatError, PuzzleError, UsageError, quoted, tidy
+from edgematch.formats import formats, parse_puzzle, parse_solution, read_puzzle
+from edgematch.formats.source import Source
 from edgematch.solvers import get_backend
 from edgematch.solvers.api import MAX_TIME_LIMIT, max_workers
 
@@ -417,7 +417,7 @@ def test_info_dev_zero_stops_at_the_size_cap():
 
 
 def test_the_size_cap_without_a_device(tmp_path, monkeypatch):
-    from edgematch.core.formats import source
+    from edgematch.formats import source
 
     monkeypatch.setattr(source, "MAX_INPUT_BYTES", 1000)
     path = write(tmp_path / "big.puz", "1 1\n" + "1 1 1 1\n" * 200)

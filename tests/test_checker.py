@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgematch.core.checker import check, score
-from edgematch.core.formats import read_puzzle
 from edgematch.core.model import Puzzle, Solution, Tile
+from edgematch.formats import read_puzzle
 from tests.strategies import planted
 
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
-from edgematch.core.formats import read_puzzle, read_solution
+from edgematch.formats import read_puzzle, read_solution
 from tests.test_malformed import DATA, MALFORMED, MALFORMED_SOLUTIONS
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
-from edgematch.core.formats import read_puzzle, read_solution
+from edgematch.formats import read_puzzle, read_solution
 
 runner = CliRunner()
 app = load_commands()

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from edgematch.cli.main import load_commands
 from edgematch.cli.solve import exit_code
-from edgematch.core.formats import write_puzzle
 from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.formats import write_puzzle
 from edgematch.solvers.base import Result, Status
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from edgematch.cli.main import load_commands
 from edgematch.core.analysis import edge_classes, facts
 from edgematch.core.checker import check
-from edgematch.core.formats import read_puzzle, read_solution
 from edgematch.core.generator import FAMILIES, GeneratorSpec, e2_colours, generate
 from edgematch.core.model import E, N, S, W
 from edgematch.core.symmetry import distinct_key
 from edgematch.errors import UsageError
+from edgematch.formats import read_puzzle, read_solution
 from edgematch.solvers.api import count
 from edgematch.solvers.unique import unique_puzzle
 from tests.oracle import all_solutions

@@ -7,7 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgematch.core.checker import check
-from edgematch.core.formats import (
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.core.model import E, Puzzle, Solution, Tile
+from edgematch.errors import FormatError
+from edgematch.formats import (
     Source,
     detect_format,
     formats,
@@ -18,12 +21,9 @@ from edgematch.core.formats import (
     write_puzzle,
     write_solution,
 )
-from edgematch.core.formats.arc import RESERVED
-from edgematch.core.formats.heule import board_size, orient
-from edgematch.core.formats.racket import letter_label, letter_names
-from edgematch.core.generator import GeneratorSpec, generate
-from edgematch.core.model import E, Puzzle, Solution, Tile
-from edgematch.errors import FormatError
+from edgematch.formats.arc import RESERVED
+from edgematch.formats.heule import board_size, orient
+from edgematch.formats.racket import letter_label, letter_names
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SETTINGS = settings(max_examples=40, deadline=None)

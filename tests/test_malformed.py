@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from edgematch.core.formats import read_puzzle, read_solution
 from edgematch.errors import FormatError
+from edgematch.formats import read_puzzle, read_solution
 
 DATA = Path(__file__).parent / "data" / "malformed"
 
@@ -110,7 +110,7 @@ def test_binary_garbage(tmp_path, suffix, data, line, fragment):
 
 
 def test_sol_tile_and_cell_checked_against_the_puzzle(tmp_path):
-    from edgematch.core.formats import parse_puzzle
+    from edgematch.formats import parse_puzzle
 
     puzzle = parse_puzzle("2 1\n1 5 6 7\n8 9 10 1\n", "puz")
     path = tmp_path / "s.sol"

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from edgematch.core.formats import read_puzzle
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Puzzle, Solution
-from edgematch.core.render import (
+from edgematch.errors import UsageError
+from edgematch.formats import read_puzzle
+from edgematch.render import (
     Palette,
     build_layout,
     render_ascii,
@@ -23,8 +24,7 @@ from edgematch.core.render import (
     render_svg,
     render_terminal,
 )
-from edgematch.core.render.palette import FRAME_GREY, hex_to_rgb
-from edgematch.errors import UsageError
+from edgematch.render.palette import FRAME_GREY, hex_to_rgb
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SVG = "{http://www.w3.org/2000/svg}"

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given
 
-from edgematch.core.formats import formats, parse_puzzle, parse_solution, write_puzzle, write_solution
+from edgematch.formats import formats, parse_puzzle, parse_solution, write_puzzle, write_solution
 from tests.strategies import planted
 
 LOSSLESS = ["native", "json"]
@@ -28,7 +28,7 @@ def test_solution_round_trip(name, pair):
 
 
 def test_writer_is_chosen_by_extension(tmp_path):
-    from edgematch.core.formats import read_puzzle
+    from edgematch.formats import read_puzzle
 
     puzzle = read_puzzle("examples/insects.em")
     write_puzzle(puzzle, tmp_path / "p.json")

@@ -5,10 +5,10 @@ from hypothesis import assume, given, settings
 
 from edgematch.core.analysis import facts
 from edgematch.core.checker import check
-from edgematch.core.formats import read_puzzle
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Puzzle, Tile
 from edgematch.core.symmetry import board_turns, distinct_key, turn_grid, turn_solution
+from edgematch.formats import read_puzzle
 from tests.oracle import all_solutions
 from tests.strategies import planted
 

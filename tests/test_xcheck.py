@@ -18,9 +18,9 @@ from edgematch.bench.bruteforce import BruteTimeout, brute_count, brute_solution
 from edgematch.bench.xcheck import REFERENCE, Answer, Case, Classes, judge, make_case
 from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
-from edgematch.core.formats import parse_puzzle, read_puzzle
 from edgematch.core.model import Puzzle, Tile
 from edgematch.core.symmetry import distinct_key
+from edgematch.formats import parse_puzzle, read_puzzle
 from edgematch.solvers import base
 from edgematch.solvers.base import Backend, get_backend
 from tests.oracle import all_solutions

@@ -1,1 +1,1 @@
-"""Benchmark harness: suites -> tasks -> isolated runs -> results store -> reports (a later issue)."""
+"""Benchmark harness: suites -> tasks -> isolated runs -> results store -> summaries, reports, comparisons."""

@@ -62,7 +62,7 @@ def confirmations(records: list[RunRecord]) -> dict[tuple[str, str], list[str]]:
     """(instance, task) -> the backend families whose complete answers agree there, for the answers that
     need a second opinion (a count, or "no solution"), when two or more independent families gave it;
     a solution needs none (the checker proves it)."""
-    from edgematch.bench.summary import is_meta
+    from edgematch.solvers.base import is_meta
     from edgematch.solvers.confirm import family
 
     answers: dict[tuple[str, str], dict[tuple, set[str]]] = defaultdict(lambda: defaultdict(set))

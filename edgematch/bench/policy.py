@@ -23,8 +23,9 @@ from typing import Any
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
-from edgematch.bench.summary import FamilyRatio, family_ratio, is_meta, score
+from edgematch.bench.summary import FamilyRatio, family_ratio, score
 from edgematch.errors import UsageError
+from edgematch.solvers.base import is_meta
 from edgematch.solvers.confirm import family
 from edgematch.solvers.policy import features
 

@@ -15,8 +15,8 @@ from typing import Any
 from edgematch.bench import plots
 from edgematch.bench.store import Store
 from edgematch.bench.summary import VIRTUAL_BEST, Stats, Summary, summarise
-from edgematch.core.formats.source import save
 from edgematch.errors import FormatError, MissingDependencyError, UsageError
+from edgematch.formats.source import save
 
 
 @dataclass

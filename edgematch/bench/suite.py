@@ -48,11 +48,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from edgematch.core.formats import read_puzzle
-from edgematch.core.formats.source import read_text
 from edgematch.core.generator import FAMILIES, FRAMED_FAMILIES, GeneratorSpec, generate, preset_conflict
 from edgematch.core.model import RULES, Puzzle
 from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted
+from edgematch.formats import read_puzzle
+from edgematch.formats.source import read_text
 from edgematch.solvers.api import seconds_problem
 
 TASKS = ("first", "count")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session
+from edgematch.solvers.base import is_meta
 
 VIRTUAL_BEST = "virtual best"
 
@@ -50,14 +51,6 @@ def stats(runs: list[RunRecord], cutoff: float) -> Stats:
         par2=statistics.fmean(score(r, cutoff) for r in runs) if runs else 0.0,
         total_time=sum(score(r, cutoff) for r in runs), categories=Counter(r.category for r in runs),
     )
-
-
-# backends that choose or race other backends: the virtual best is over single backends only
-META_BACKENDS = ("auto", "portfolio")
-
-
-def is_meta(backend: str) -> bool:
-    return backend.partition(":")[0] in META_BACKENDS
 
 
 def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:

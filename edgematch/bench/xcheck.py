@@ -38,10 +38,10 @@ from typing import Any
 from edgematch.bench.bruteforce import MAX_CELLS, BruteTimeout, brute_count
 from edgematch.core.analysis import facts
 from edgematch.core.checker import check
-from edgematch.core.formats import read_puzzle, write_puzzle
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.core.model import SIDES, Hint, Puzzle, Solution, Tile
 from edgematch.errors import BackendError, PuzzleError, UsageError
+from edgematch.formats import read_puzzle, write_puzzle
 
 # what runs by default: every concrete backend and the notable variants (portfolio and auto on request)
 DEFAULT_BACKENDS = ("native", "native:restarts", "cpsat", "cpsat:table", "sat", "sat:cadical195")

@@ -22,10 +22,10 @@ from rich.table import Table
 
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import Instance, Overrides, Suite, load_suite
-from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
-from edgematch.core.formats.source import save
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core.model import parse_integer
 from edgematch.errors import UsageError, quoted
+from edgematch.formats.source import save
 
 if TYPE_CHECKING:
     from edgematch.bench.store import Store
@@ -223,7 +223,7 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
 
 def _two_families(backends: list[str]) -> None:
     """``--confirm`` needs a plan whose single backends span two families, or nothing could be confirmed."""
-    from edgematch.bench.summary import is_meta
+    from edgematch.solvers.base import is_meta
     from edgematch.solvers.confirm import family
 
     families = sorted({family(b) for b in backends if not is_meta(b)})

@@ -12,13 +12,13 @@ from typing import Annotated
 
 import typer
 
+from edgematch import formats as fmt
+from edgematch.cli.app import EXIT_INVALID, app, out, reported
 from edgematch.cli.commands import FormatOpt, emit
-from edgematch.cli.main import EXIT_INVALID, app, out, reported
 from edgematch.cli.solve import OptionOpt, backend_options
-from edgematch.core import formats as fmt
 from edgematch.core.checker import check
-from edgematch.core.formats.source import Source
 from edgematch.errors import FormatError, UsageError
+from edgematch.formats.source import Source
 
 
 def _cnf_options(pairs: list[str] | None):
@@ -109,7 +109,7 @@ def decode_cmd(
     format: FormatOpt = None,
 ) -> None:
     """Turn an external SAT solver's model into a checked solution. Exit 0 valid, 1 invalid."""
-    from edgematch.core import render
+    from edgematch import render
     from edgematch.core.tiletypes import decode
     from edgematch.encodings.cnf import CnfOptions, ModelError, encode, fingerprint
 

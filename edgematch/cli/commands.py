@@ -18,14 +18,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from edgematch.cli.main import EXIT_INVALID, app, out, reported
-from edgematch.core import formats as fmt
+from edgematch import formats as fmt
+from edgematch.cli.app import EXIT_INVALID, app, out, reported
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
-from edgematch.core.formats.source import save
 from edgematch.core.generator import FAMILIES, GeneratorSpec, generate, preset_conflict, random_tiles
 from edgematch.core.model import Puzzle, parse_integer
 from edgematch.errors import UsageError, quoted
+from edgematch.formats.source import save
 from edgematch.solvers.api import seconds_problem
 from edgematch.solvers.unique import DEFAULT_TIME_LIMIT, DEFAULT_TRIES, unique_puzzle
 
@@ -181,7 +181,7 @@ def render_cmd(
     format: FormatOpt = None,
 ) -> None:
     """Draw a puzzle's tiles (in a tray) or a solved board: ASCII, coloured terminal, SVG or PNG."""
-    from edgematch.core import render
+    from edgematch import render
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)

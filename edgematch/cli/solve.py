@@ -23,9 +23,9 @@ from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from edgematch import formats as fmt
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.cli.commands import FormatOpt, emit
-from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
-from edgematch.core import formats as fmt
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, MissingDependencyError, UsageError
 from edgematch.solvers import Result, Status, count, solve_all
@@ -226,7 +226,7 @@ def solve_cmd(
         "CNF it refutes beside it (FILE with suffix .cnf), for drat-trim or dratify.")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
-    from edgematch.core import render as draw
+    from edgematch import render as draw
 
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from edgematch.bench import xcheck as xc
 from edgematch.bench.xcheck import Outcome, XcheckReport
-from edgematch.cli.main import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.errors import UsageError
 
 DEFAULT_COUNT = 300

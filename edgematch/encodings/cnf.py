@@ -210,7 +210,7 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
 
 def fingerprint(puzzle: Puzzle) -> str:
     """A short hash of the puzzle's content, so a CNF is only ever decoded against its own puzzle."""
-    from edgematch.core.formats import write_puzzle
+    from edgematch.formats import write_puzzle
 
     return hashlib.sha256(write_puzzle(puzzle.replace(name="", labels={}), format="json").encode()).hexdigest()[:16]
 

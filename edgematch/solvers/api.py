@@ -88,7 +88,7 @@ def as_puzzle(puzzle: object) -> Puzzle:
     if isinstance(puzzle, Puzzle):
         return puzzle
     if isinstance(puzzle, (str, os.PathLike)):
-        from edgematch.core.formats import read_puzzle
+        from edgematch.formats import read_puzzle
 
         return read_puzzle(Path(puzzle))
     raise UsageError(

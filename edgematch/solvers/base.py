@@ -182,6 +182,15 @@ def backend_names() -> list[str]:
     return [*_AUTO, *_BUILTIN]
 
 
+# backends that choose or race other backends (auto, portfolio): never counted as an independent answer
+META_BACKENDS = ("auto", "portfolio")
+
+
+def is_meta(backend: str) -> bool:
+    """Whether ``backend`` (a name such as ``portfolio:native+sat``) chooses or races other backends."""
+    return backend.partition(":")[0] in META_BACKENDS
+
+
 def get_backend(spec: str) -> Backend:
     """The backend for ``name`` or ``name:sub``; unknown names list the valid ones, missing libraries
     name the extra to install."""

@@ -1,8 +1,8 @@
 """The compiled search loop (numba, nopython): iterative backtracking over precomputed tables.
 
 This is the numba kernel; ``ckernel.c`` is its exact port to C, compiled at install time, and
-:mod:`edgematch.solvers.native.kernels` chooses which one runs (and holds the constants both share, so
-that importing them needs no numba). A change here must be made there too: the tests compare them.
+:mod:`edgematch.solvers.native.kernels` chooses which one runs; the slots and codes both use are in
+:mod:`edgematch.solvers.native.slots`. A change here must be made there too: the tests compare them.
 
 The loop is resumable: all its state lives in arrays owned by the caller, and it returns after
 ``budget`` nodes, when the solution buffer fills, or when the tree under ``start`` is exhausted. The
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from edgematch.solvers.native.kernels import (  # noqa: F401 - re-exported for older imports
+from edgematch.solvers.native.slots import (
     BUDGET,
     BUFFER_FULL,
     CANONICAL,
@@ -28,7 +28,6 @@ from edgematch.solvers.native.kernels import (  # noqa: F401 - re-exported for o
     SOLUTIONS,
     STARTED,
     STORED,
-    empty_out,
 )
 
 

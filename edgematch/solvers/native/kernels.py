@@ -10,8 +10,8 @@ Two kernels with the same arguments, state machine and results, bit for bit:
 The C kernel is used when it loads, else numba. ``EDGEMATCH_KERNEL=c`` or ``=numba`` forces one; forcing
 one that is not available is an error, never a silent fallback.
 
-The state and counter slots, return codes and :func:`empty_out` live here so that the driver
-(:mod:`edgematch.solvers.native.search`) and everything above it import numba only when numba runs.
+The driver (:mod:`edgematch.solvers.native.search`) reads the slots, return codes and :func:`empty_out`
+from here, so it and everything above it import numba only when numba runs.
 """
 
 from __future__ import annotations
@@ -28,10 +28,17 @@ from edgematch.errors import BackendError, MissingDependencyError, UsageError, q
 if TYPE_CHECKING:
     from edgematch.solvers.native.tables import Tables
 
-# slots of the state array, of the counters array, and the loop's return codes
-DEPTH, STARTED, STORED = 0, 1, 2
-NODES, SOLUTIONS, CANONICAL = 0, 1, 2
-FINISHED, BUDGET, BUFFER_FULL = 0, 1, 2
+from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads them from here
+    BUDGET,
+    BUFFER_FULL,
+    CANONICAL,
+    DEPTH,
+    FINISHED,
+    NODES,
+    SOLUTIONS,
+    STARTED,
+    STORED,
+)
 
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"

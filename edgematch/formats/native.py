@@ -22,10 +22,10 @@ Solution (``.emsol``)::
 
 from __future__ import annotations
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Hint, Puzzle, Solution, Tile, is_integer_word
 from edgematch.errors import quoted
+from edgematch.formats import Format
+from edgematch.formats.source import Line, Source
 
 MAGIC = "edgematch"
 YES = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}

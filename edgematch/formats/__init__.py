@@ -1,7 +1,7 @@
 """File formats: a registry by name, detection by extension or content, and read / write entry points.
 
 Each format module defines ``FORMAT``, a :class:`Format` with the functions it supports. Readers take a
-:class:`~edgematch.core.formats.source.Source` and raise ``FormatError`` naming file and line; writers
+:class:`~edgematch.formats.source.Source` and raise ``FormatError`` naming file and line; writers
 return text and raise ``FormatError`` for a puzzle the format cannot hold (never drop data silently).
 
 Adding a format: write ``formats/NAME.py`` with a ``FORMAT``, add NAME to ``_MODULES``, and add it to the
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from edgematch.core.formats.source import Source, save
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import FormatError, UsageError
+from edgematch.formats.source import Source, save
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def formats() -> dict[str, Format]:
     if _registry is None:
         found = {}
         for module in _MODULES:
-            fmt = importlib.import_module(f"edgematch.core.formats.{module}").FORMAT
+            fmt = importlib.import_module(f"edgematch.formats.{module}").FORMAT
             found[fmt.name] = fmt
         _registry = found
     return _registry

@@ -34,21 +34,15 @@ A ``.sol`` file is recognised when it reads as a complete solution.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from itertools import islice
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Placement, Puzzle, Solution, Tile
 from edgematch.errors import EdgematchError, FormatError, quoted
+from edgematch.formats import Format
+from edgematch.formats.numeric import labels_of, numeric_frame, numeric_sniff, refusal
+from edgematch.formats.source import Line, Source
 
 COMMENT = "c"
-FRAME = 0
-
-
-def numeric_frame(tiles) -> int | None:
-    """The numeric formats' convention: label 0 is the frame when any tile carries it."""
-    return FRAME if any(FRAME in t.edges for t in tiles) else None
 _NAME = re.compile(r"name:\s*(.*?)\s*$")
 _LABEL = re.compile(r"label:\s*(.*?)\s*$")
 
@@ -85,15 +79,6 @@ def _names(source: Source, comments: list[Line], used: set[int]) -> tuple[str, d
     return (name[0] if name else ""), labels
 
 
-def labels_of(source: Source, line: Line) -> tuple[int, int, int, int]:
-    """One ``n e s w`` line of non-negative labels (shared by the numeric formats)."""
-    edges = source.ints(line, 4, "tile (n e s w)")
-    for x in edges:
-        if x < 0:
-            raise source.error(f"labels are 0 (the frame) or positive colour numbers, got {x}", line)
-    return tuple(edges)  # type: ignore[return-value]
-
-
 def read(source: Source) -> Puzzle:
     data, comments = _split(source)
     if not data:
@@ -126,22 +111,6 @@ def read(source: Source) -> Puzzle:
         lambda: Puzzle(cols, rows, tuple(tiles), rule="same", frame=frame, labels=labels, name=name),
         tile_lines[-1],
     )
-
-
-def refusal(puzzle: Puzzle, fmt: str) -> str | None:
-    """Why a ``same``-rule numeric format (``.puz``, Heule, Owen) cannot hold ``puzzle``, or None."""
-    if puzzle.rule != "same":
-        return f"{fmt} holds 'same'-rule puzzles only; this one is {puzzle.rule!r}"
-    if not puzzle.rotations:
-        return f"{fmt} always allows rotation; this puzzle forbids it"
-    if puzzle.frame not in (None, FRAME):
-        return f"{fmt} uses 0 as the frame label; this puzzle's frame is {puzzle.frame}"
-    labels = puzzle.label_set()
-    if min(labels) < 0:
-        return f"{fmt} labels are 0 or positive; this puzzle uses {min(labels)}"
-    if puzzle.frame is None and FRAME in labels:
-        return f"{fmt} reads label 0 as the frame; this unframed puzzle uses 0 as a colour"
-    return None
 
 
 def _refuse(message: str) -> FormatError:
@@ -206,28 +175,6 @@ def write_solution(solution: Solution, puzzle: Puzzle | None = None) -> str:
         row, col = divmod(cell, solution.width)
         out.append(f"{tile} {col} {row} {(-r) % 4}")
     return "\n".join(out) + "\n"
-
-
-def parses(read_fn: Callable[[Source], Puzzle], source: Source) -> Puzzle | None:
-    try:
-        return read_fn(source)
-    except EdgematchError:
-        return None
-
-
-def numeric_sniff(read_fn: Callable[[Source], Puzzle]) -> Callable[[Source], bool]:
-    """A sniffer for one of the all-numbers formats: it reads, and no other one reads it differently."""
-
-    def sniff(source: Source) -> bool:
-        from edgematch.core.formats import heule, owen
-
-        mine = parses(read_fn, source)
-        if mine is None:
-            return False
-        others = [f for f in (read, heule.read, owen.read) if f is not read_fn]
-        return all(parses(other, source) in (None, mine) for other in others)
-
-    return sniff
 
 
 def _solution_sniff(source: Source) -> bool:

@@ -2,7 +2,7 @@
 
 Coordinates are in abstract units (SVG user units; the PNG multiplies them by its scale). A tile is a
 ``TILE``-unit square cut into four triangles meeting at its centre, one per side N E S W, each filled
-with the colour of the label it shows (:class:`~edgematch.core.render.palette.Palette`). A tail of a
+with the colour of the label it shows (:class:`~edgematch.render.palette.Palette`). A tail of a
 signed pair is filled with the light tint of its hue and carries a dot of the full hue at the triangle's
 centroid, so heads and tails differ in shape as well as shade (the upper/lower case halves of seed 002,
 drawn there as squares and circles).
@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass, field
 
 from edgematch.core.model import SIDE_NAMES, Edges, Puzzle, Solution
-from edgematch.core.render.common import check_solution
-from edgematch.core.render.palette import OUTLINE, LegendEntry, Palette
+from edgematch.render.common import check_solution
+from edgematch.render.palette import OUTLINE, LegendEntry, Palette
 
 TILE = 64.0
 MARGIN = 20.0

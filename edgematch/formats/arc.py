@@ -41,10 +41,10 @@ import re
 from dataclasses import dataclass, field
 from math import isqrt
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile, is_integer_word
 from edgematch.errors import EdgematchError, FormatError, quoted
+from edgematch.formats import Format
+from edgematch.formats.source import Source
 
 _TOKEN = re.compile(
     r'(?P<space>\s+)|(?P<comment>;[^\n]*)|(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<open>[(\[])'

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from edgematch.core.model import SIDE_NAMES, Puzzle, Solution
-from edgematch.core.render.layout import Circle, Group, Label, Layout, Polygon, Rect, build_layout
+from edgematch.render.layout import Circle, Group, Label, Layout, Polygon, Rect, build_layout
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 _ANCHORS = {"start", "middle", "end"}

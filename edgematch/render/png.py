@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.core.render.layout import Circle, Label, Layout, Polygon, Rect, build_layout
 from edgematch.errors import UsageError
+from edgematch.render.layout import Circle, Label, Layout, Polygon, Rect, build_layout
 
 SUPERSAMPLE = 2
 MAX_SUPERSAMPLED_PIXELS = 40_000_000  # beyond this (huge boards at a big scale) draw at 1x

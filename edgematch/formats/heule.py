@@ -20,7 +20,7 @@ degenerate ones, where every piece is a border piece: 1xN (ends carry 3 frame ed
 The board is read as width >= height unless the hints only fit the other way round. A puzzle without
 any 0 label has no frame and must have a square number of pieces.
 
-The writer refuses what the format cannot say (see ``puz.refusal``; also an unframed board that is not
+The writer refuses what the format cannot say (see ``numeric.refusal``; also an unframed board that is not
 square, and a board that would read back turned: height > width with no hint to pin it). The format has
 no place for names: the puzzle name and label names are display only and are not written.
 
@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import isqrt
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.puz import FRAME, labels_of, numeric_frame, numeric_sniff, refusal
-from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Hint, Puzzle, Tile
 from edgematch.errors import FormatError, PuzzleError, quoted
+from edgematch.formats import Format
+from edgematch.formats.numeric import FRAME, labels_of, numeric_frame, numeric_sniff, refusal
+from edgematch.formats.source import Line, Source
 
 
 def board_size(pieces: int, frame_edges: int) -> tuple[int, int] | None:

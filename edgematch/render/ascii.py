@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edgematch.core.model import Edges, Puzzle, Solution
-from edgematch.core.render.common import check_solution
 from edgematch.errors import UsageError
+from edgematch.render.common import check_solution
 
 Segment = tuple[str, int | None]
 Line = list[Segment]

@@ -16,8 +16,8 @@ from rich.style import Style
 from rich.text import Text
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.core.render.ascii import Line, board_lines, picture_lines, tray_lines
-from edgematch.core.render.palette import Palette, ink_on
+from edgematch.render.ascii import Line, board_lines, picture_lines, tray_lines
+from edgematch.render.palette import Palette, ink_on
 
 
 def label_style(palette: Palette, label: int) -> Style:

@@ -10,7 +10,7 @@ Assumption: each piece's numbers are in the order N E S W (clockwise from the to
 Heule's format). Read as: rule ``same``, rotation allowed, labels 0 or positive, frame 0 when any piece
 carries it. The header is rows first: ``3 5`` is 5 wide and 3 high.
 
-The writer refuses what the format cannot say (see ``puz.refusal``; also hints) and writes one board row
+The writer refuses what the format cannot say (see ``numeric.refusal``; also hints) and writes one board row
 of pieces per line. The format has no comments: the puzzle name and label names (display only) are not
 written.
 
@@ -22,11 +22,11 @@ line and are recognised.
 
 from __future__ import annotations
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.puz import numeric_frame, numeric_sniff, refusal
-from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Puzzle, Tile
 from edgematch.errors import FormatError, quoted
+from edgematch.formats import Format
+from edgematch.formats.numeric import numeric_frame, numeric_sniff, refusal
+from edgematch.formats.source import Line, Source
 
 
 def read(source: Source) -> Puzzle:

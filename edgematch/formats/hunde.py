@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import re
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.arc import refusal, square_side
-from edgematch.core.formats.source import Line, Source
 from edgematch.core.model import Puzzle, Tile
 from edgematch.errors import EdgematchError, FormatError, quoted
+from edgematch.formats import Format
+from edgematch.formats.arc import refusal, square_side
+from edgematch.formats.source import Line, Source
 
 HALVES = {"head": 1, "tail": -1}
 _WORD = r"[A-Za-z][A-Za-z0-9_'-]*"

@@ -8,11 +8,11 @@ Modules: ``palette`` (label -> colour), ``ascii`` (the Arc article's boxes), ``t
 coloured with rich), ``layout`` (geometry for SVG and PNG), ``svg``, ``png`` (Pillow, optional).
 """
 
-from edgematch.core.render.ascii import render_ascii
-from edgematch.core.render.layout import Layout, build_layout
-from edgematch.core.render.palette import Palette
-from edgematch.core.render.png import render_png
-from edgematch.core.render.svg import render_svg
-from edgematch.core.render.terminal import render_terminal
+from edgematch.render.ascii import render_ascii
+from edgematch.render.layout import Layout, build_layout
+from edgematch.render.palette import Palette
+from edgematch.render.png import render_png
+from edgematch.render.svg import render_svg
+from edgematch.render.terminal import render_terminal
 
 __all__ = ["Layout", "Palette", "build_layout", "render_ascii", "render_png", "render_svg", "render_terminal"]

@@ -27,11 +27,11 @@ Content detection: the first form is a list of strings, possibly quoted, under `
 
 from __future__ import annotations
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.arc import Node, parse, refusal, square_side, starts_with_a_form
-from edgematch.core.formats.source import Source
 from edgematch.core.model import Puzzle, Tile
 from edgematch.errors import EdgematchError, FormatError
+from edgematch.formats import Format
+from edgematch.formats.arc import Node, parse, refusal, square_side, starts_with_a_form
+from edgematch.formats.source import Source
 
 ORDER = "CMYKRGB" + "".join(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch not in "CMYKRGB")
 

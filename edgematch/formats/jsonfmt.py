@@ -17,10 +17,10 @@ import json
 import re
 from typing import Any
 
-from edgematch.core.formats import Format
-from edgematch.core.formats.source import Source
 from edgematch.core.model import Hint, Puzzle, Solution, Tile, is_integer_word
 from edgematch.errors import FormatError, quoted
+from edgematch.formats import Format
+from edgematch.formats.source import Source
 
 VERSION = 1
 MAX_DEPTH = 32  # a puzzle nests 3 deep; Python's parser recurses, so 100,000 '[' would overflow its stack

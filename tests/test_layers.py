@@ -1,0 +1,118 @@
+"""The package's layers (DESIGN.md): imports point down only, and no two modules import each other.
+
+Every ``import`` in every module counts, also the lazy ones inside functions (a lazy import still ties the
+modules together, it only postpones the cost); imports under ``if TYPE_CHECKING:`` do not (they never run)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import edgematch
+
+ROOT = Path(edgematch.__file__).parent
+
+# lowest first; a module may import its own layer and the ones below it
+LAYERS = {
+    "errors": 0,
+    "core": 1,
+    "formats": 2,
+    "render": 2,
+    "encodings": 3,
+    "solvers": 4,
+    "bench": 5,
+    "cli": 6,
+}
+FACADE = {"edgematch", "edgematch.__main__"}  # the package's own front door may import anything
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The edgematch modules ``path`` imports (``from edgematch.x import y`` counts y when it is a module)."""
+    tree = ast.parse(path.read_text())
+    type_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If) and _is_type_checking(block.test)
+                 for stmt in block.body for n in ast.walk(stmt)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("edgematch")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("edgematch"):
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return {name for name in found if name in MODULES}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` blocks are annotations only; they do not run."""
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+
+
+MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
+GRAPH = {name: imports_of(path) - {name} for name, path in MODULES.items()}
+
+
+def layer(name: str) -> int | None:
+    parts = name.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def test_every_module_has_a_layer():
+    assert sorted(n for n in MODULES if n not in FACADE and layer(n) is None) == []
+
+
+def test_imports_point_down():
+    upward = [f"{a} -> {b}" for a, targets in GRAPH.items() if a not in FACADE for b in sorted(targets)
+              if b not in FACADE and layer(b) > layer(a)]
+    assert upward == []
+
+
+def test_no_import_circles():
+    """Tarjan's strongly connected components over the import graph: every one must be a single module.
+    A package importing its own submodules (``formats/__init__`` loading its formats) is its registry, not
+    a circle, so package -> own submodule arrows are left out."""
+    graph = {a: {b for b in targets if not b.startswith(a + ".")} for a, targets in GRAPH.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert circles == []
+
+
+def test_the_graph_is_read():
+    """The checks above would pass on an empty graph: make sure the parser sees real arrows."""
+    assert "edgematch.core.model" in GRAPH["edgematch.formats.puz"]
+    assert "edgematch.cli.app" in GRAPH["edgematch.cli.solve"]
