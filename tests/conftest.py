@@ -1,5 +1,10 @@
 """Shared fixtures: the rigged backends, and one stored bench of the smoke suite reused by the report tests."""
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from edgematch.bench.environment import environment
@@ -8,6 +13,12 @@ from edgematch.bench.store import Store
 from edgematch.bench.suite import load_suite
 from edgematch.solvers import base
 from tests.rigged import RIGGED
+
+# no test reads or writes the real user's policy file (auto would follow it): a fresh config directory,
+# inherited by every command and child process the tests start
+os.environ["EDGEMATCH_CONFIG_DIR"] = tempfile.mkdtemp(prefix="edgematch-config-")
+atexit.register(shutil.rmtree, os.environ["EDGEMATCH_CONFIG_DIR"], True)
+os.environ.pop("EDGEMATCH_POLICY", None)
 
 
 @pytest.fixture

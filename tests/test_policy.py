@@ -247,3 +247,34 @@ def test_portfolio_rules_are_passed_over_on_one_usable_core(monkeypatch):
     monkeypatch.setattr(processes, "usable_cores", lambda: 1)
     choice = policy.choose(puzzle, "first")
     assert choice.backend == "native:restarts" and "one usable core" in choice.reason
+
+
+def test_policy_writes_the_user_file_and_leaves_the_shipped_one_byte_identical(smoke_db, tmp_path, monkeypatch):
+    from importlib import resources
+
+    shipped = resources.files("edgematch.solvers").joinpath("policy.toml")
+    before = shipped.read_bytes()
+    monkeypatch.setenv("EDGEMATCH_CONFIG_DIR", str(tmp_path / "config"))  # does not exist yet
+    made = runner.invoke(app, ["policy", "--db", str(smoke_db)])
+    assert made.exit_code == 0, made.output
+    user = tmp_path / "config" / "policy.toml"
+    assert shipped.read_bytes() == before
+    assert load_policy(user).source["suite"] == "smoke" and str(user) in made.output
+    # auto now reads the user's file and says so, in --explain and in the result
+    assert load_policy().origin == str(user)
+    explained = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "--explain"])
+    assert explained.exit_code == 0 and f"policy file: {user}" in explained.output.replace("\n", "")
+    assert edgematch.solve(EXAMPLES / "insects.em").options["policy"] == str(user)
+    # without a user file, the shipped policy again
+    monkeypatch.setenv("EDGEMATCH_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert load_policy().origin == "shipped" and load_policy().source["suite"] == "families"
+    assert edgematch.solve(EXAMPLES / "insects.em").options["policy"] == "shipped"
+
+
+def test_edgematch_policy_env_names_the_file_and_a_missing_one_is_one_error_line(smoke_db, tmp_path, monkeypatch):
+    chosen = tmp_path / "mine.toml"
+    monkeypatch.setenv("EDGEMATCH_POLICY", str(chosen))
+    missing = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em")])
+    assert missing.exit_code == 2 and "EDGEMATCH_POLICY" in missing.output and "Traceback" not in missing.output
+    assert runner.invoke(app, ["policy", "--db", str(smoke_db)]).exit_code == 0
+    assert load_policy().origin == str(chosen) and load_policy().source["suite"] == "smoke"

@@ -1,4 +1,5 @@
-"""Deriving the ``auto`` policy from stored bench sessions (written to ``edgematch/solvers/policy.toml``).
+"""Deriving the ``auto`` policy from stored bench sessions (written to the user's policy file, or ``--output``;
+never to the package's shipped ``edgematch/solvers/policy.toml``).
 
 Per question, puzzle kind (framed or not, same or signed) and board size, the backend with the lowest PAR2
 wins. When racing it against another (a portfolio: per instance the faster of the two, on separate cores,
@@ -224,7 +225,8 @@ def _toml(value: Any) -> str:
 
 
 def default_policy_path() -> Path:
-    """The policy file the package reads (in a source checkout: the repository's copy)."""
-    from edgematch.solvers import policy
+    """Where ``edgematch policy`` writes without ``--output``: the user's policy file, which ``auto`` then
+    reads (never the package's shipped one, which stays as installed)."""
+    from edgematch.solvers.policy import user_policy_path
 
-    return Path(policy.__file__).with_name(policy.POLICY_FILE)
+    return user_policy_path()

@@ -375,9 +375,9 @@ def policy_command(
     db: DbOpt = DEFAULT_DB,
     session: Annotated[list[int] | None, typer.Option("--session", help="Sessions to learn from, repeatable "
                                                       "(default: the latest).")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Policy file to write "
-                                                "(default: the one auto reads, edgematch/solvers/policy.toml).")]
-    = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Policy file to write (default: your "
+                                                "user policy, which auto then reads instead of the shipped one; "
+                                                "$EDGEMATCH_POLICY names another).")] = None,
     cite: Annotated[str | None, typer.Option(help="Where readers find the results, as the policy names it "
                                              "(e.g. the curated exports in benchmarks/results; default: the --db "
                                              "file name).")] = None,
@@ -386,6 +386,7 @@ def policy_command(
     two-backend portfolio) with the lowest PAR2."""
     from edgematch.bench.policy import default_policy_path, load_sessions, policy_text
     from edgematch.bench.store import Store
+    from edgematch.solvers.policy import POLICY_ENV
 
     with reported():
         _existing(db)
@@ -394,6 +395,8 @@ def policy_command(
             sessions = load_sessions(store, ids)
         text = policy_text(sessions, cite or db.name, str(db))
         target = output or default_policy_path()
+        if output is None:  # the user config directory may not exist yet
+            target.parent.mkdir(parents=True, exist_ok=True)
         save(target, text)
         from edgematch.solvers.policy import load_policy
 
@@ -408,7 +411,9 @@ def policy_command(
             table.add_row(rule["question"], kind, f"{rule['up_to_tiles']} tiles", rule["backend"])
         _wide().print(table)
         _print_fits(sessions)
-        out.print(f"policy: {target}")
+        read = "auto reads it" if output is None or target.resolve() == default_policy_path().resolve() else \
+            f"auto reads it with {POLICY_ENV}={target}"
+        out.print(f"policy: {target} ({read}; the shipped policy is unchanged)", highlight=False)
 
 
 def _print_fits(sessions: list[tuple[Any, list[Any]]]) -> None:

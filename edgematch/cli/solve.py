@@ -32,7 +32,7 @@ from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 from edgematch.solvers.base import Question, Task
 from edgematch.solvers.confirm import Confirmation, Disagreement, family
-from edgematch.solvers.policy import choose
+from edgematch.solvers.policy import POLICY_FILE, SHIPPED, choose
 from edgematch.solvers.processes import INTERRUPTED
 
 Progress = Callable[[dict[str, float]], None]  # what a live progress line is given to report to
@@ -138,6 +138,8 @@ def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, opt
     if backend == "auto":
         choice = choose(puzzle, question, Task(question, workers=workers, options=options))
         out.print(Text.assemble(("auto chose ", "bold"), (choice.backend, "bold cyan"), ": ", choice.reason))
+        out.print(Text.assemble(("policy file: ", "bold"), choice.policy if choice.policy != SHIPPED else
+                                f"the shipped one ({POLICY_FILE} in the package; no user policy)"), highlight=False)
     else:
         out.print(f"backend {backend} was named, so auto chose nothing", highlight=False)
 

@@ -1,5 +1,6 @@
 """The ``auto`` backend: asks the measured policy (:mod:`edgematch.solvers.policy`) which backend suits the
-puzzle and question, and runs that one; the result names the backend chosen and why."""
+puzzle and question, and runs that one; the result names the backend chosen (``counters["chosen"]``,
+``options["auto"]``) and the policy file it came from (``options["policy"]``: a path, or ``shipped``)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class AutoBackend(Backend):
         choice = choose(puzzle, task.question, task)
         result = get_backend(choice.backend).run(puzzle, task)
         result.counters = {**result.counters, "chosen": choice.backend}
-        result.options = {**result.options, "auto": choice.backend}
+        result.options = {**result.options, "auto": choice.backend, "policy": choice.policy}
         result.backend = f"auto({result.backend})"
         return result
 

@@ -10,10 +10,17 @@ derived from every family of the kind together). A puzzle takes the first rule w
 board larger than any measured takes the largest rule (an extrapolation, said so); a kind or question
 with no rules takes ``default``. ``all`` uses the ``count`` rules (both walk
 every solution). Regenerate the file from a new bench database with ``edgematch policy --db FILE``.
+
+Which file: the shipped ``policy.toml`` is package data and is never written. ``edgematch policy`` writes
+a *user* policy (``policy.toml`` in the user's config directory, or ``--output``); ``auto`` reads the file
+named by ``$EDGEMATCH_POLICY`` when set, else the user policy when one exists, else the shipped one, and
+names the file it used (``--explain``, and ``policy`` in the result's options). ``$EDGEMATCH_CONFIG_DIR``
+moves the user config directory (tests point it at a temporary one).
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -22,10 +29,13 @@ from typing import Any
 
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import Puzzle
-from edgematch.errors import EdgematchError, FormatError
+from edgematch.errors import EdgematchError, FormatError, UsageError
 from edgematch.solvers.base import Task
 
 POLICY_FILE = "policy.toml"
+POLICY_ENV = "EDGEMATCH_POLICY"  # a policy file auto reads (and `edgematch policy` writes) instead
+CONFIG_ENV = "EDGEMATCH_CONFIG_DIR"  # the user config directory, instead of the platform's
+SHIPPED = "shipped"  # how the result's options name the package's own policy
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,7 @@ def features(puzzle: Puzzle, question: str) -> Features:
 class Choice:
     backend: str
     reason: str
+    policy: str = ""  # the file the rules came from (SHIPPED for the package's own)
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,7 @@ class Policy:
     source: dict[str, Any]
     default: str
     rules: list[dict[str, Any]]
+    origin: str = SHIPPED  # the file it was read from, SHIPPED for the package's own
 
     def choose(self, puzzle: Puzzle, question: str, task: Task | None = None, here: bool = True) -> Choice:
         """The rule for the puzzle and question; with ``task``, rules whose backend cannot honour its
@@ -100,7 +112,7 @@ class Policy:
         ])
         if not mine:
             return Choice(self.default, f"no measured rule for {f.kind} boards, question {f.question}: "
-                                        f"the default {self.default}{caveats}")
+                                        f"the default {self.default}{caveats}", self.origin)
         covering = [r for r in mine if f.tiles <= r["up_to_tiles"]]
         rule = covering[0] if covering else mine[-1]
         size = (f"up to {rule['up_to_tiles']} tiles" if covering
@@ -108,7 +120,7 @@ class Policy:
         kind = f.fine_kind if "rotations" in rule else f.kind
         return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
                                        f"{kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
-                                       f"[{where}]{caveats}")
+                                       f"[{where}]{caveats}", self.origin)
 
 
     def confirm_backend(self, puzzle: Puzzle, question: str) -> str | None:
@@ -155,12 +167,41 @@ def _takes(backend: str, task: Task) -> bool:
     return get_backend(backend).refusal(task) is None
 
 
-_cache: dict[str, Policy] = {}
+def user_policy_path() -> Path:
+    """Where ``edgematch policy`` writes by default and ``auto`` looks before the shipped policy:
+    ``$EDGEMATCH_POLICY``, else ``policy.toml`` in the user config directory (``$EDGEMATCH_CONFIG_DIR``,
+    else the platform's, e.g. ``~/.config/edgematch``). Never the package's own file."""
+    named = os.environ.get(POLICY_ENV)
+    if named:
+        return Path(named)
+    folder = os.environ.get(CONFIG_ENV)
+    if not folder:
+        from platformdirs import user_config_dir
+
+        folder = user_config_dir("edgematch", appauthor=False)
+    return Path(folder) / POLICY_FILE
+
+
+def policy_path() -> Path | None:
+    """The policy file ``auto`` reads: the user's (see :func:`user_policy_path`) when it exists, else None
+    (the shipped one). A ``$EDGEMATCH_POLICY`` that names no file is an error, not silently ignored."""
+    path = user_policy_path()
+    if path.is_file():
+        return path
+    if os.environ.get(POLICY_ENV):
+        raise UsageError(f"{POLICY_ENV}={path}: no such policy file")
+    return None
+
+
+_cache: dict[tuple[str, int], Policy] = {}
 
 
 def load_policy(path: str | Path | None = None) -> Policy:
-    """The policy in ``path``, or the one shipped with the package."""
-    key = str(path or "")
+    """The policy in ``path``; without one, the one ``auto`` reads (the user's when it exists, else the one
+    shipped with the package). Re-read when the file changes."""
+    if path is None:
+        path = policy_path()
+    key = (str(path or ""), Path(path).stat().st_mtime_ns if path is not None else 0)
     if key not in _cache:
         if path is None:
             text, where = resources.files("edgematch.solvers").joinpath(POLICY_FILE).read_text(), POLICY_FILE
@@ -168,11 +209,13 @@ def load_policy(path: str | Path | None = None) -> Policy:
             text, where = Path(path).read_text(encoding="utf-8"), str(path)
         try:
             data = tomllib.loads(text)
-            _cache[key] = Policy(data["source"], data["default"], list(data.get("rule", [])))
-        except (tomllib.TOMLDecodeError, KeyError) as exc:
+            _cache[key] = Policy(data["source"], data["default"], list(data.get("rule", [])),
+                                 SHIPPED if path is None else str(path))
+        except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
             raise FormatError(f"not a policy file: {exc}", where) from None
     return _cache[key]
 
 
 def choose(puzzle: Puzzle, question: str = "first", task: Task | None = None) -> Choice:
+    """What ``auto`` runs for the puzzle and question, by the policy it reads (see :func:`load_policy`)."""
     return load_policy().choose(puzzle, question, task)
