@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,8 +19,21 @@ from edgematch.cli.app import EXIT_INVALID, app, out, reported
 from edgematch.cli.commands import FormatOpt, emit
 from edgematch.cli.solve import OptionOpt, backend_options
 from edgematch.core.checker import check
-from edgematch.errors import FormatError, UsageError
+from edgematch.errors import FormatError, MissingDependencyError, UsageError
 from edgematch.formats.source import Source
+
+
+@contextmanager
+def needs_pysat(command: str) -> Iterator[None]:
+    """Run a body that builds the CNF (PySAT's cardinality encodings and variable pool): without python-sat,
+    one line naming the extra to install (exit 2 through ``reported()``), not an ImportError traceback."""
+    try:
+        yield
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "pysat":
+            raise
+        raise MissingDependencyError(f"{command} builds the CNF with python-sat, which is not installed: "
+                                     "pip install 'edgematch[sat]'") from None
 
 
 def _cnf_options(pairs: list[str] | None):
@@ -43,7 +58,7 @@ def encode_cmd(
     """Write the puzzle's CNF (Heule-style) as DIMACS, with a header naming every variable."""
     from edgematch.encodings.cnf import encode, to_dimacs
 
-    with reported():
+    with reported(), needs_pysat("encode"):
         puzzle = fmt.read_puzzle(file, format)
         enc = encode(puzzle, _cnf_options(option))
         emit(to_dimacs(enc, puzzle.name or file.name), cnf)
@@ -113,7 +128,7 @@ def decode_cmd(
     from edgematch.core.tiletypes import decode
     from edgematch.encodings.cnf import CnfOptions, ModelError, encode, fingerprint
 
-    with reported():
+    with reported(), needs_pysat("decode"):
         puzzle = fmt.read_puzzle(file, format)
         header = Source.from_path(cnf, "DIMACS file")
         options, made_from, counts = read_header(header)
