@@ -36,6 +36,17 @@ class CheckResult:
     def ok(self) -> bool:
         return not self.violations
 
+    @property
+    def admissible(self) -> bool:
+        """Whether the board is one the best-score question accepts: every rule holds except that seams
+        may mismatch (each tile once, turns allowed, hints kept, the frame outward and nowhere inside)."""
+        return all(v.kind == "seam" for v in self.violations)
+
+    @property
+    def breaks(self) -> int:
+        """Inner seams that do not fit (the best-score question's cost: ``max_score - score``)."""
+        return self.max_score - self.score
+
     def __bool__(self) -> bool:
         return self.ok
 

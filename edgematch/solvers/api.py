@@ -19,18 +19,18 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Question, Result, Task, get_backend
+from edgematch.solvers.base import QUESTIONS, Backend, Question, Result, Status, Task, get_backend
 from edgematch.solvers.policy import choose
 
 AUTO = "auto"
 PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzle file
-QUESTIONS = ("first", "all", "count")
 # A time limit is a finite number of seconds up to 10,000,000 (about 116 days; None means no limit): the
 # limit becomes deadlines, waits and the bench's hard kill, which overflow or never fire on inf, nan or 1e308.
 MAX_TIME_LIMIT = 10_000_000.0
@@ -204,6 +204,54 @@ def count(
     of another family count again (see :func:`_answered`)."""
     task = _task("count", time_limit, workers, None, distinct, progress, options)
     return _answered(as_puzzle(puzzle), backend, task, confirm)
+
+
+def best(
+    puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
+    progress: Callable[[dict[str, float]], None] | None = None,
+    on_improve: Callable[[Solution, int], None] | None = None, **options: Any,
+) -> Result:
+    """The best board found: every tile once, every rule kept except that seams may mismatch, and as many
+    inner seams fitting as the search could make within the time (the Eternity II question). Returns the
+    board in ``result.solution``, ``result.score`` of ``result.max_score``, ``result.optimal`` (proven the
+    maximum; a full solution always is) and ``result.history`` of (seconds, score) improvements.
+    ``on_improve(board, score)`` sees each better board as it is found, so a caller can save it at once.
+    Every board is re-scored by the independent checker; a backend whose claim differs is an error."""
+    task = _task("best", time_limit, workers, None, False, progress, options)
+    if on_improve is not None and not callable(on_improve):
+        raise UsageError(f"on_improve must be a function taking (board, score), got {type(on_improve).__name__}")
+    puzzle = as_puzzle(puzzle)
+    chosen = _backend(backend)
+    if on_improve is not None:
+        def checked_improvement(board: Solution, claimed: int) -> None:
+            on_improve(board, _scored(puzzle, board, claimed, chosen.full_name))
+
+        task = replace(task, on_improve=checked_improvement)
+    return _checked_best(puzzle, chosen.run(puzzle, task))
+
+
+def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) -> int:
+    """The checker's score of ``board``; an inadmissible board, or a claim that differs, is a backend error."""
+    verdict = check(puzzle, board)
+    if not verdict.admissible:
+        wrong = next(v for v in verdict.violations if v.kind != "seam")
+        raise BackendError(f"backend {backend} returned a board that breaks a rule: {wrong}")
+    if claimed is not None and claimed != verdict.score:
+        raise BackendError(f"backend {backend} claimed score {claimed}, the checker counts {verdict.score}")
+    return verdict.score
+
+
+def _checked_best(puzzle: Puzzle, result: Result) -> Result:
+    start = time.perf_counter()
+    result.max_score = puzzle.seam_count
+    if result.solutions:
+        result.score = _scored(puzzle, result.solutions[0], result.score, result.backend)
+        if result.score == puzzle.seam_count and result.status is Status.TIMEOUT:
+            result.status = Status.SOLVED  # a full solution is optimal whether or not the backend said so
+    elif result.status is Status.SOLVED:
+        raise BackendError(f"backend {result.backend} said its board is optimal but returned none")
+    result.timings.check = time.perf_counter() - start
+    return result
 
 
 def _answered(puzzle: Puzzle, backend: str, task: Task, confirm: bool) -> Result:

@@ -25,7 +25,13 @@ from edgematch.errors import BackendError, MissingDependencyError, UsageError
 if TYPE_CHECKING:
     from edgematch.solvers.confirm import Confirmation
 
-Question = Literal["first", "all", "count"]
+Question = Literal["first", "all", "count", "best"]
+QUESTIONS: tuple[Question, ...] = ("first", "all", "count", "best")
+
+# the best-score question (``best``): a board of every tile that keeps every rule except that seams may
+# mismatch, scored by its fitting seams. Status SOLVED: the board's score is proven the maximum (a full
+# solution, or a backend's proof of optimality); TIMEOUT: the best board found when the time ran out or the
+# user stopped the search (``solutions`` may then be empty); UNSAT: no admissible board exists.
 
 
 class Status(StrEnum):
@@ -50,6 +56,8 @@ class Task:
     workers: int = 1
     options: dict[str, Any] = field(default_factory=dict)
     progress: Callable[[dict[str, float]], None] | None = None
+    # ``best``: called in the caller's process with each better board and its score, as soon as it is found
+    on_improve: Callable[[Solution, int], None] | None = None
 
 
 @dataclass
@@ -79,6 +87,15 @@ class Result:
     options: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     confirmation: Confirmation | None = None  # the second opinion, when one was asked for
+    # ``best``: the score of ``solution`` (fitting inner seams), the maximum, and (seconds, score) per improvement
+    score: int | None = None
+    max_score: int | None = None
+    history: list[tuple[float, int]] = field(default_factory=list)
+
+    @property
+    def optimal(self) -> bool:
+        """``best``: whether the board's score is proven the maximum (a full solution always is)."""
+        return self.status is Status.SOLVED and self.score is not None
 
     @property
     def solution(self) -> Solution | None:
@@ -99,6 +116,9 @@ class Backend:
     warm: tuple[str, ...] = ()  # modules :meth:`warm_up` loads besides ``modules``
     description: str = ""
     options: tuple[str, ...] = ()  # the backend-specific options it understands
+    defaults: dict[str, str] = {}  # each option's default, as `edgematch backends` shows it
+    variants: tuple[str, ...] = ()  # the SUB of each ``name:SUB`` it takes (e.g. sat:cadical195)
+    questions: tuple[Question, ...] = ("first", "all", "count")  # what it answers (``best`` where it can)
 
     def __init__(self, sub: str | None = None):
         self.sub = sub
@@ -123,6 +143,9 @@ class Backend:
     def refusal(self, task: Task) -> str | None:
         """Why this backend cannot run ``task`` as asked (e.g. an option it does not know), else None.
         ``auto`` uses it to pass over backends that cannot honour what the caller asked for."""
+        if task.question not in self.questions:
+            answers = ", ".join(self.questions)
+            return f"{self.full_name} backend does not answer {task.question!r} (it answers {answers})"
         unknown = sorted(set(task.options) - set(self.options))
         if unknown:
             known = ", ".join(self.options) or "none"
@@ -179,7 +202,28 @@ def whole(value: object, option: str, least: int = 0) -> int:
 
 
 def backend_names() -> list[str]:
+    """The registered backend names (``auto`` first), without their ``:SUB`` variants."""
     return [*_AUTO, *_BUILTIN]
+
+
+def backend_class(name: str) -> type[Backend]:
+    """The class registered as ``name`` (imported, not instantiated: no library is needed to list it)."""
+    known = {**_AUTO, **_BUILTIN}
+    if name not in known:
+        raise UsageError(f"unknown backend {name!r}; valid backends: {', '.join(known)}")
+    module, _, cls = known[name].partition(":")
+    found: type[Backend] = getattr(importlib.import_module(module), cls)
+    return found
+
+
+def every_backend() -> list[str]:
+    """Every name ``-b`` takes, variants included (``native:restarts``, ``sat:cadical195``, ...), in
+    registry order; ``portfolio:A+B`` stands for any list of members."""
+    names: list[str] = []
+    for name in backend_names():
+        names.append(name)
+        names.extend(f"{name}:{sub}" for sub in backend_class(name).variants)
+    return names
 
 
 # backends that choose or race other backends (auto, portfolio): never counted as an independent answer
@@ -198,8 +242,7 @@ def get_backend(spec: str) -> Backend:
     known = {**_AUTO, **_BUILTIN}
     if name not in known:
         raise UsageError(f"unknown backend {spec!r}; valid backends: {', '.join(known)}")
-    module, _, cls = known[name].partition(":")
-    backend: Backend = getattr(importlib.import_module(module), cls)(sub or None)
+    backend: Backend = backend_class(name)(sub or None)
     problem = backend.missing()
     if problem:
         raise MissingDependencyError(problem)
