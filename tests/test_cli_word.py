@@ -1,6 +1,7 @@
 """The command line keeps its word: missing extras are one line, ``--json`` parses, ``backends`` lists every
 backend with its options, and ``auto`` passes over backends that cannot take the ``-O`` options asked for."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -29,3 +30,86 @@ def test_encode_and_decode_without_python_sat_are_one_line_and_exit_2(command, m
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "pip install 'edgematch[sat]'" in lines[0] and command in lines[0]
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def as_json(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_solve_and_count_json_parse_and_hold_the_answer(tmp_path):
+    code, solved = as_json("solve", EXAMPLES / "hunde.hunde", "-b", "native", "--json")
+    assert code == 0 and solved["status"] == "solved" and solved["exit_code"] == 0
+    assert len(solved["solutions"]) == 1 and len(solved["solutions"][0]) == 9  # [tile, turns] per cell
+    code, listed = as_json("solve", EXAMPLES / "hunde.hunde", "--all", "--json", "--explain")
+    assert code == 0 and len(listed["solutions"]) == 16 and listed["explain"]["policy"] == "shipped"
+    assert listed["explain"]["backend"] in listed["backend"]
+    code, counted = as_json("count", EXAMPLES / "hunde.hunde", "--distinct", "--json")
+    assert code == 0 and (counted["count"], counted["distinct"]) == (16, 2) and counted["complete"]
+    assert counted["options"]["policy"] == "shipped"
+
+
+def test_solve_json_of_an_unsolvable_puzzle_exits_1_with_status_unsat(tmp_path):
+    puzzle = tmp_path / "none.em"
+    puzzle.write_text("edgematch puzzle\nsize 2 1\nrule same\nrotations no\nframe none\n"
+                      "tile 1 2 3 4\ntile 5 6 7 8\n")
+    code, data = as_json("solve", puzzle, "-b", "native", "--json")
+    assert code == 1 and data["status"] == "unsat" and data["solutions"] == [] and data["exit_code"] == 1
+
+
+def test_info_and_check_json_parse(tmp_path):
+    code, info = as_json("info", EXAMPLES / "insects.em", "--json")
+    assert code == 0 and (info["width"], info["height"], info["rule"]) == (3, 3, "signed")
+    solution = tmp_path / "s.emsol"
+    assert runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "--save", str(solution)]).exit_code == 0
+    code, checked = as_json("check", EXAMPLES / "insects.em", solution, "--json")
+    assert code == 0 and checked["ok"] and checked["violations"] == [] and checked["score"] == 12
+    lines = solution.read_text().splitlines()  # "edgematch solution", "size 3 3", then rows of tile:turns
+    first, *rest = lines[2].split()
+    tile, turns = first.split(":")
+    lines[2] = " ".join([f"{tile}:{(int(turns) + 1) % 4}", *rest])  # cell 0 turned once more
+    broken = tmp_path / "bad.emsol"
+    broken.write_text("\n".join(lines) + "\n")
+    code, bad = as_json("check", EXAMPLES / "insects.em", broken, "--json")
+    assert code == 1 and not bad["ok"] and bad["violations"] and bad["violations"][0]["kind"]
+
+
+def test_backends_lists_every_backend_its_availability_and_option_defaults():
+    from edgematch.encodings.cnf import CnfOptions
+    from edgematch.encodings.cpsat import FORMULATIONS
+    from edgematch.solvers.native.tables import DEFAULT_ORDER
+
+    code, rows = as_json("backends", "--json")
+    by = {row["name"]: row for row in rows}
+    assert code == 0 and list(by) == ["auto", "native", "cpsat", "sat", "portfolio"]
+    assert all(row["available"] for row in rows)  # the test install has every extra
+    assert "native:restarts" in by["native"]["variants"] and "sat:cadical195" in by["sat"]["variants"]
+    assert by["cpsat"]["variants"] == [f"cpsat:{f}" for f in FORMULATIONS]
+    # the defaults shown are the ones the code uses
+    assert by["native"]["options"]["order"] == DEFAULT_ORDER and by["sat"]["options"]["amo"] == CnfOptions().amo
+    assert set(by["sat"]["options"]) >= {"one_to_one", "amo", "symmetry"}
+    shown = runner.invoke(app, ["backends"])
+    assert shown.exit_code == 0 and "amo=seqcounter" in shown.output
+    assert "native:restarts" in runner.invoke(app, ["solve", "--help"], env={"COLUMNS": "200"}).output
+
+
+def test_backends_says_what_to_install_when_an_extra_is_missing(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ortools" else real(name, *a))
+    code, rows = as_json("backends", "--json")
+    cpsat = next(row for row in rows if row["name"] == "cpsat")
+    assert code == 0 and not cpsat["available"] and "pip install 'edgematch[cpsat]'" in cpsat["missing"]
+
+
+def test_auto_takes_an_option_only_some_backends_take_and_refuses_one_none_takes():
+    code, data = as_json("solve", EXAMPLES / "insects.em", "-O", "amo=ladder", "--json", "--explain")
+    assert code == 0 and data["status"] == "solved" and data["options"]["amo"] == "ladder"
+    assert data["backend"].startswith("auto(sat") and "cannot take the options" in data["explain"]["reason"]
+    code, data = as_json("count", EXAMPLES / "hunde.hunde", "-O", "order=spiral", "--json")
+    assert code == 0 and data["count"] == 16 and data["options"]["order"] == "spiral"
+    wrong = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "-O", "nosuch=1"])
+    lines = wrong.output.strip().splitlines()
+    assert wrong.exit_code == 2 and len(lines) == 1 and "no backend takes option(s) nosuch" in lines[0]
+    assert "amo" in lines[0]  # it lists what each backend does take

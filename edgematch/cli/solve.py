@@ -12,10 +12,12 @@ did not finish: what was found is printed, a count as "at least N"), 4 the backe
 from __future__ import annotations
 
 import contextlib
+import json
+import sys
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress as Bar
@@ -41,10 +43,22 @@ EXIT_TIMEOUT = 3
 EXIT_FAILED = 4
 EXIT_DISAGREE = 5
 
+def complete_backend(incomplete: str) -> list[str]:
+    """Shell completion of ``-b``: every backend name and variant that starts with what was typed."""
+    from edgematch.solvers.base import every_backend
+
+    return [name for name in every_backend() if name.startswith(incomplete)]
+
+
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="auto (default: chosen by the measured policy), native, cpsat, "
-                      "cpsat:table, sat[:SOLVER], portfolio[:A+B].")
+    str, typer.Option("--backend", "-b", autocompletion=complete_backend,
+                      help="auto (default: chosen by the measured policy), native, native:restarts, native:dfs, "
+                           "cpsat, cpsat:bool, cpsat:table, sat (glucose4), sat:SOLVER (glucose42, glucose3, "
+                           "cadical195, cadical153, minisat22, maplechrono, maplecm, lingeling, mergesat3, "
+                           "minicard), portfolio, portfolio:A+B+...; `edgematch backends` lists them with their "
+                           "-O options.")
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout (one JSON object).")]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option("--option", "-O", help="Backend option KEY=VALUE, repeatable (e.g. symmetry=off, seed=3)."),
@@ -132,6 +146,44 @@ def _summary(result: Result) -> Table:
     if c.get("load_seconds"):
         table.add_row("compiled code", f"loaded in {c['load_seconds']:.2f} s")
     return table
+
+
+def result_json(result: Result, explained: dict[str, str] | None = None) -> dict[str, Any]:
+    """A result as plain data for ``--json``: status and exit code, every solution as ``[tile, turns]``
+    per cell (row-major), counts, timings, counters, options, the second opinion and auto's choice."""
+    confirmation = result.confirmation
+    data: dict[str, Any] = {
+        "status": result.status.value, "exit_code": exit_code(result), "complete": result.complete,
+        "backend": result.backend, "message": result.message,
+        "solutions": [[[t, r] for t, r in s.cells] for s in result.solutions],
+        "count": result.count, "distinct": result.distinct,
+        "timings": {"build": result.timings.build, "solve": result.timings.solve, "check": result.timings.check,
+                    "total": result.timings.total},
+        "counters": result.counters, "options": {k: _plain(v) for k, v in result.options.items()},
+        "confirmation": None if confirmation is None else
+        {"by": confirmation.by, "agreed": confirmation.agreed, "detail": confirmation.detail},
+    }
+    if explained is not None:
+        data["explain"] = explained
+    return data
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool) or value is None else str(value)
+
+
+def print_json(data: Any) -> None:
+    """``data`` as indented JSON on stdout (no colour, no wrapping: for scripts)."""
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def _choice(puzzle: Puzzle, backend: str, question: Question, workers: int, options: dict[str, str]
+            ) -> dict[str, str]:
+    """What ``--explain`` says, as data: the backend auto picks, why, and from which policy file."""
+    if backend != "auto":
+        return {"backend": backend, "reason": f"backend {backend} was named, so auto chose nothing", "policy": ""}
+    choice = choose(puzzle, question, Task(question, workers=workers, options=options))
+    return {"backend": choice.backend, "reason": choice.reason, "policy": choice.policy}
 
 
 def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, options: dict[str, str]) -> None:
@@ -226,6 +278,7 @@ def solve_cmd(
     proof: Annotated[Path | None, typer.Option(
         "--proof", help="SAT backend: when there is no solution, write the solver's DRAT proof to FILE and the "
         "CNF it refutes beside it (FILE with suffix .cnf), for drat-trim or dratify.")] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch import render as draw
@@ -236,10 +289,15 @@ def solve_cmd(
         if proof is not None:
             backend = _proof_backend(backend, all_)
             options["proof"] = str(proof)
-        if explain:
-            _explain(puzzle, backend, "all" if all_ else "first", workers, options)
         if limit is not None and not all_:
             raise typer.BadParameter("--limit goes with --all")
+        if as_json and render is not None and output is None:
+            raise UsageError("--json writes to stdout; give --render an output file with -o")
+        explained = None
+        if explain and as_json:
+            explained = _choice(puzzle, backend, "all" if all_ else "first", workers, options)
+        elif explain:
+            _explain(puzzle, backend, "all" if all_ else "first", workers, options)
         if all_:
             result = attempt(backend, "all", lambda progress: solve_all(
                 puzzle, backend, limit, time_limit, workers, progress=progress, confirm=confirm, **options))
@@ -247,6 +305,14 @@ def solve_cmd(
             result = attempt(backend, "first", lambda progress: solve_puzzle(
                 puzzle, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
         first = result.solution
+        if as_json:
+            if first is not None and save is not None:
+                fmt.write_solution(first, save, puzzle=puzzle)
+            if first is not None and render is not None and output is not None:
+                emit(draw.render_ascii(puzzle, first) if render is Render.ascii else draw.render_svg(
+                    puzzle, first) if render is Render.svg else draw.render_png(puzzle, first), output)
+            print_json(result_json(result, explained))
+            raise typer.Exit(exit_code(result))
         if first is not None:
             if render is None or render is Render.ascii and output is None:
                 out.print(draw.render_terminal(puzzle, first))
@@ -279,17 +345,49 @@ def count_cmd(
     format: FormatOpt = None,
     explain: ExplainOpt = False,
     confirm: ConfirmOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         options = backend_options(order, option)
-        if explain:
+        explained = _choice(puzzle, backend, "count", workers, options) if explain and as_json else None
+        if explain and not as_json:
             _explain(puzzle, backend, "count", workers, options)
         result = attempt(backend, "count", lambda progress: count(
             puzzle, distinct, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
+        if as_json:
+            print_json(result_json(result, explained))
+            raise typer.Exit(exit_code(result))
         out.print(_summary(result))
     _exit(result)
 
 
 
+
+
+@app.command("backends")
+def backends_cmd(as_json: JsonOpt = False) -> None:
+    """Every backend: whether it can run here (else the extra to install), its variants, and its -O options
+    with their defaults."""
+    from edgematch.solvers.base import backend_class, backend_names
+
+    rows = []
+    for name in backend_names():
+        cls = backend_class(name)
+        missing = cls().missing() if name != "portfolio" else None
+        rows.append({"name": name, "available": missing is None, "missing": missing,
+                     "variants": [f"{name}:{sub}" for sub in cls.variants] or (
+                         ["portfolio:A+B+..."] if name == "portfolio" else []),
+                     "options": {key: cls.defaults.get(key, "") for key in cls.options},
+                     "description": cls.description})
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("backend", "here", "variants", "-O options (default)", "what it is", show_lines=True)
+    for row in rows:
+        here = Text("yes", style="green") if row["available"] else Text(f"no: {row['missing']}", style="yellow")
+        options = "\n".join(f"{k}={v}" if v else k for k, v in row["options"].items()) or "-"
+        table.add_row(Text(row["name"], style="bold"), here, Text(", ".join(row["variants"]) or "-"),
+                      Text(options), Text(row["description"]))
+    out.print(table)

@@ -37,6 +37,8 @@ class CpsatBackend(Backend):
     warm = ("ortools.sat.python.cp_model", "edgematch.encodings.cpsat")
     description = "OR-tools CP-SAT: Boolean placement model (cpsat) or table model (cpsat:table)"
     options = ("symmetry", "seed")
+    defaults = {"symmetry": "on", "seed": "0"}
+    variants = ("bool", "table")  # the formulations (encodings.cpsat.FORMULATIONS); plain cpsat runs bool
 
     def __init__(self, sub: str | None = None):
         from edgematch.encodings.cpsat import FORMULATIONS

@@ -111,8 +111,12 @@ class Policy:
             if len(mine) < len(usable) else "",
         ])
         if not mine:
-            return Choice(self.default, f"no measured rule for {f.kind} boards, question {f.question}: "
-                                        f"the default {self.default}{caveats}", self.origin)
+            backend, why = self.default, f"the default {self.default}"
+            if task is not None and not _runs(self.default, task, here):
+                backend = _taker(task, here)
+                why = f"the default {self.default} cannot take the options asked for; {backend} can"
+            return Choice(backend, f"no measured rule for {f.kind} boards, question {f.question}: "
+                                   f"{why}{caveats}", self.origin)
         covering = [r for r in mine if f.tiles <= r["up_to_tiles"]]
         rule = covering[0] if covering else mine[-1]
         size = (f"up to {rule['up_to_tiles']} tiles" if covering
@@ -165,6 +169,38 @@ def _takes(backend: str, task: Task) -> bool:
     from edgematch.solvers.base import get_backend
 
     return get_backend(backend).refusal(task) is None
+
+
+def _runs(backend: str, task: Task, here: bool) -> bool:
+    """Whether ``backend`` can run ``task`` as asked (and, with ``here``, is installed)."""
+    return (not here or installed(backend)) and _takes(backend, task)
+
+
+def _taker(task: Task, here: bool) -> str:
+    """The first single backend (registry order, variants included) that takes ``task``'s options and
+    workers: what ``auto`` runs when neither a rule nor the default can. When none can, one error: naming
+    the extra when only a backend not installed here takes them, else every backend's options."""
+    from edgematch.solvers.base import backend_class, every_backend, get_backend, is_meta
+
+    names = [n for n in every_backend() if not is_meta(n)]
+    for name in names:
+        if _runs(name, task, here):
+            return name
+    for name in names:  # some backend would take them, but it is not installed: say what to install
+        if not installed(name) and _takes_unloaded(name, task):
+            get_backend(name)  # raises MissingDependencyError naming the extra
+    asked = ", ".join(sorted(task.options)) or "none"
+    known = "; ".join(f"{n}: {', '.join(backend_class(n).options) or 'none'}"
+                      for n in dict.fromkeys(n.partition(":")[0] for n in names))
+    raise UsageError(f"no backend takes option(s) {asked} with {task.workers} worker(s) "
+                     f"(options per backend: {known})")
+
+
+def _takes_unloaded(name: str, task: Task) -> bool:
+    """Whether backend ``name`` (perhaps not installed) would take the task's options, by its declared list."""
+    from edgematch.solvers.base import backend_class
+
+    return set(task.options) <= set(backend_class(name.partition(":")[0]).options)
 
 
 def user_policy_path() -> Path:

@@ -44,6 +44,9 @@ class SatBackend(Backend):
     warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf")
     description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
     options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof")
+    defaults = {"one_to_one": "on", "forbidden": "on", "support": "on", "amo": "seqcounter", "symmetry": "on",
+                "proof": "none"}
+    variants = SOLVERS
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in SOLVERS:  # refused by name, before any run is planned

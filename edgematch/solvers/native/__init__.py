@@ -44,6 +44,8 @@ class NativeBackend(Backend):
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
     options = ("order", "symmetry", "unit", "seed")
+    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0"}
+    variants = VARIANTS
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
