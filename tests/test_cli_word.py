@@ -2,6 +2,7 @@
 backend with its options, and ``auto`` passes over backends that cannot take the ``-O`` options asked for."""
 
 import json
+import multiprocessing
 import sys
 from pathlib import Path
 
@@ -113,3 +114,19 @@ def test_auto_takes_an_option_only_some_backends_take_and_refuses_one_none_takes
     lines = wrong.output.strip().splitlines()
     assert wrong.exit_code == 2 and len(lines) == 1 and "no backend takes option(s) nosuch" in lines[0]
     assert "amo" in lines[0]  # it lists what each backend does take
+
+
+def test_count_with_workers_reports_live_merged_counts_while_parts_run():
+    import edgematch
+    from edgematch import GeneratorSpec, generate
+
+    # a board whose parts each take far longer than the run: before, progress stayed at the planning nodes
+    puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=2, inner_colours=2, seed=1))
+    seen: list[int] = []
+    result = edgematch.count(puzzle, backend="native", workers=2, time_limit=2.0,
+                             progress=lambda info: seen.append(int(info["nodes"])))
+    assert result.status.value == "timeout" and not any(p.is_alive() for p in multiprocessing.active_children())
+    # merged outcomes alone rise only when a part ends: here once per worker, at the limit
+    rises = sum(b > a for a, b in zip(seen, seen[1:], strict=False))
+    assert rises >= 4 and seen == sorted(seen)  # it moves while the parts run, and never backwards
+    assert seen[-1] <= result.counters["nodes"]  # live counts are never counted twice

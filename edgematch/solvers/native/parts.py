@@ -7,8 +7,11 @@ partition the tree, so their counts add up exactly. :func:`run_parallel` is one 
 worker processes on this machine taking parts from a shared counter, stopped once enough solutions are
 in, at the time limit, or on Ctrl-C, keeping the counts of what they had searched.
 
-Workers are forked by the calling thread, ignore Ctrl-C (the parent stops them and collects their partial
-counts) and die with the parent (``PR_SET_PDEATHSIG``); the parent kills any still running before it returns.
+While a part runs, its worker writes its live node and solution counts into its own slot of a shared array,
+so the parent's progress line shows the merged counts of every worker every few tenths of a second (not
+only when a part ends). Workers are forked by the calling thread, ignore Ctrl-C (the parent stops them and
+collects their partial counts) and die with the parent (``PR_SET_PDEATHSIG``); the parent kills any still
+running before it returns.
 """
 
 from __future__ import annotations
@@ -56,31 +59,39 @@ def plan(tables: Tables, parts: int, deadline: float | None = None) -> tuple[lis
 def run_part(
     puzzle: Puzzle, order: str, part: Part, capacity: int, distinct: bool, deadline: float | None,
     want: int | None = None, tables: Tables | None = None, should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None,
 ) -> Outcome:
     """Search one part; ``deadline`` is a ``time.time()`` instant (shared by every part of a run). ``tables``
-    (built from ``puzzle`` and ``order``) saves building them again."""
+    (built from ``puzzle`` and ``order``) saves building them again; ``progress`` gets the part's live counts."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
     tables = tables if tables is not None else build_tables(puzzle, order)
     limit = None if deadline is None else max(0.0, deadline - time.time())
     search = Search(tables, part.prefix, capacity=capacity, distinct=distinct)
-    return drive(search, limit, want, progress=None, should_stop=should_stop)
+    return drive(search, limit, want, progress=progress, should_stop=should_stop)
 
 
 def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken: Any, go: Any, stop: Any,
-            capacity: int, distinct: bool, deadline: float | None, want: int | None) -> None:
-    """Take parts from the shared counter and send each one's outcome, until none is left or told to stop."""
+            capacity: int, distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int) -> None:
+    """Take parts from the shared counter and send each one's outcome, until none is left or told to stop;
+    the part in progress's nodes and solutions go to ``live[2 * slot]`` and ``live[2 * slot + 1]``."""
     worker_child()
     go.wait()  # every worker is started first: forking beside busy workers took 60 ms each on 2 cores
+
+    def report(info: dict[str, float]) -> None:
+        live[2 * slot], live[2 * slot + 1] = int(info["nodes"]), int(info["solutions"])
+
     while not stop.is_set() and (deadline is None or time.time() < deadline):
         with taken.get_lock():
             index = taken.value
             taken.value += 1
         if index >= len(parts):
             break
-        send.send(run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
-                           stop.is_set))
+        outcome = run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
+                           stop.is_set, report)
+        live[2 * slot], live[2 * slot + 1] = 0, 0  # counted in the outcome from now on (cleared before: never twice)
+        send.send(outcome)
     send.close()
 
 
@@ -94,16 +105,18 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
     ctx = context()
     go, stop, taken = ctx.Event(), ctx.Event(), ctx.Value("q", 0)
+    live = ctx.Array("q", 2 * task.workers, lock=False)  # per worker: nodes, solutions of its current part
     total = Outcome(finished=True, nodes=plan_nodes)
     running: dict[Any, Any] = {}  # receiving end -> worker process
     reason = ""
     try:
-        for _ in range(min(task.workers, len(parts))):
+        for slot in range(min(task.workers, len(parts))):
             if deadline is not None and time.monotonic() >= deadline:
                 break
             receive, send = ctx.Pipe(duplex=False)
             process = ctx.Process(target=_worker, daemon=True, args=(
-                send, puzzle, tables, parts, taken, go, stop, capacity, task.distinct, wall_deadline, want))
+                send, puzzle, tables, parts, taken, go, stop, capacity, task.distinct, wall_deadline, want, live,
+                slot))
             running[receive] = process
             try:
                 start_child(process)
@@ -111,7 +124,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
                 send.close()
         go.set()
         if running:
-            reason = _collect(running, total, task, want, start, deadline)
+            reason = _collect(running, total, task, want, start, deadline, live)
         elif parts:  # the deadline passed before a worker started
             reason = TIME_LIMIT
     except KeyboardInterrupt:
@@ -124,7 +137,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
             if reason == TIME_LIMIT and deadline is not None:
                 until = min(until, deadline + LATE_SECONDS)
             with contextlib.suppress(KeyboardInterrupt):
-                _collect(running, total, task, None, start, until)
+                _collect(running, total, task, None, start, until, live)
         for process in running.values():  # every kill first: they exit side by side, not one by one
             if process.pid is not None:
                 with contextlib.suppress(ProcessLookupError):
@@ -143,9 +156,11 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
 
 
 def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | None, start: float,
-             deadline: float | None) -> str:
+             deadline: float | None, live: Any = None) -> str:
     """Merge outcomes as workers send them until every worker is done (``""``), ``want`` solutions are in
-    (``"solution limit"``) or ``deadline`` passes (:data:`TIME_LIMIT`); a worker that dies raises."""
+    (``"solution limit"``) or ``deadline`` passes (:data:`TIME_LIMIT`); a worker that dies raises. Progress
+    shows the merged outcomes plus every worker's ``live`` counts, never decreasing."""
+    shown = [0, 0]
     while running:
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -160,7 +175,9 @@ def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | No
                 if process.exitcode != 0:
                     raise ChildDied(f"a native worker died (exit code {process.exitcode})") from None
         if task.progress is not None:
-            task.progress({"nodes": total.nodes, "solutions": total.solutions, "elapsed": time.monotonic() - start})
+            counts = list(live or ())
+            shown = [max(shown[0], total.nodes + sum(counts[0::2])), max(shown[1], total.solutions + sum(counts[1::2]))]
+            task.progress({"nodes": shown[0], "solutions": shown[1], "elapsed": time.monotonic() - start})
         if want is not None and len(total.found) >= want:
             return "solution limit"
     return ""
