@@ -1,4 +1,6 @@
-"""What a bench ran on: machine, Python, package and solver versions, git commit (stored per session)."""
+"""What a bench ran on: machine (CPU model, cores, frequency governor, load average), Python, package and
+solver versions, git commit (stored per session). The load average is taken again after each stretch of
+benching (:func:`edgematch.bench.session.run_session`); a report warns when it was above the core count."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 from edgematch.solvers.processes import usable_cores
 
 # distributions whose versions decide the figures: the project, its compiler, the solver libraries
-PACKAGES = ("edgematch", "numba", "llvmlite", "numpy", "ortools", "python-sat")
+PACKAGES = ("edgematch", "numba", "llvmlite", "numpy", "ortools", "python-sat", "psutil")
 
 
 def cpu_model() -> str:
@@ -53,12 +55,34 @@ def environment() -> dict[str, Any]:
         "cores": os.cpu_count(),
         "usable_cores": usable_cores(),
         "memory_gb": _memory_gb(),
+        "governor": governor(),
+        "load_before": load_average(),
         "os": platform.platform(),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "packages": versions,
         "commit": git_commit(),
     }
+
+
+def governor() -> str | None:
+    """The CPU frequency governor (Linux cpufreq: ``performance``, ``powersave``, ...; the distinct ones
+    across cores), or None where it cannot be read (most VMs and containers)."""
+    found = set()
+    for path in Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor"):
+        try:
+            found.add(path.read_text().strip())
+        except OSError:
+            continue
+    return ", ".join(sorted(found)) or None
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the OS does not tell)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def _memory_gb() -> float | None:

@@ -1,16 +1,39 @@
-"""Measuring one run in isolation: a child process per run, a hard wall-clock and memory limit, and a
-verdict the parent reaches on its own.
+"""Measuring one run in isolation: a child process per run, a hard wall-clock limit, a limit on resident
+memory, and a verdict the parent reaches on its own.
 
 The child generates the instance, loads the backend's libraries, asks the backend (its own time limit set
 to the run's timeout), and sends back what it found with the seconds the call took (``time``: the figure
-reports compare, free of process start-up and imports). The parent kills a child that overruns the limit by
-``grace`` (a backend that ignores its time limit cannot hang the harness), rebuilds the puzzle, checks every
-solution with the independent checker, and files the run:
+reports compare, free of process start-up and imports) and the CPU seconds its processes spent in that call.
+The parent kills a child that overruns the limit by ``grace`` (a backend that ignores its time limit cannot
+hang the harness), rebuilds the puzzle, checks every solution with the independent checker, and files the run:
 
 - termination: ``done``, ``timeout`` (killed at the limit), ``memory`` (over the memory limit),
   ``crashed`` (died without an answer), ``failed`` (could not start);
 - category: ``correct``, ``wrong`` (an invalid solution, or a planted puzzle called unsat),
   ``timeout``, ``error``.
+
+Measurement (:class:`Tree`). While a run is under way the parent polls its process tree (the child and every
+descendant, found by parent pid, so a portfolio member in its own process group counts too) every
+``POLL_SECONDS`` with psutil: the sum of their resident sets is the run's memory, and a run whose sum passes
+the limit is killed and filed ``memory``. This limits *resident* memory, not address space: ``RLIMIT_AS``
+(used before) killed CP-SAT on a 3x3 board at 300 MiB because its threads reserve address space they never
+touch. Polling was chosen over the alternatives after measuring them here: cgroups (what BenchExec uses)
+need a writable cgroup hierarchy, which an ordinary user rarely has (this machine: cgroup v1, read-only);
+``resource.getrusage(RUSAGE_CHILDREN)`` in the parent mixes every finished run together under ``--jobs``
+and, read through ``wait4``, sees only the child and the descendants it reaped (not a member killed with its
+group), and it can only measure, never stop a run in time. The price of polling: a run can overshoot its
+limit for up to one poll (0.1 s) before it is stopped. The figures stored per run:
+
+- ``cpu``: user + system seconds of the run's process tree spent in the backend call (the child's own
+  ``getrusage`` before and after the call, itself and its reaped children: CP-SAT's threads, the SAT
+  solver's and a portfolio's member processes), so ``cpu / time`` shows how many cores a backend kept busy;
+  for a run killed at its limit, the tree's total at the last poll;
+- ``peak_rss_mb``: the largest resident set seen, MiB: the larger of the polled tree sum and the
+  per-process peaks the kernel kept (``ru_maxrss``). A run's child is forked from the harness with the solver
+  libraries loaded, so these pages (tens of MiB) are part of every run's figure and of its limit.
+
+What the run's processes print (solver logs, warnings) goes to a file, never to the terminal where the live
+display is; its last ``OUTPUT_CHARS`` characters are stored with the run (``output``).
 
 :func:`start_run` returns a :class:`Running` handle so a scheduler can keep several runs going at once;
 :func:`run_one` is start and wait.
@@ -18,7 +41,11 @@ solution with the independent checker, and files the run:
 
 from __future__ import annotations
 
+import contextlib
+import os
 import resource
+import sys
+import tempfile
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -31,11 +58,19 @@ from edgematch.solvers.processes import adopt, context, kill_group, own_group
 
 GRACE_SECONDS = 2.0
 MEMORY_LIMIT_MB = 4096
+POLL_SECONDS = 0.1  # how often the parent measures a running child's tree (and enforces the memory limit)
+OUTPUT_CHARS = 4000  # how much of what a run printed is kept with it (the end: where the error is)
+MIB = 1024 * 1024
 
 
 @dataclass
 class RunRecord:
-    """One finished run: what the backend said and what the harness concluded."""
+    """One finished run: what the backend said, what the harness measured and concluded.
+
+    ``fingerprint`` identifies the puzzle by content (:meth:`Instance.fingerprint`; ``""`` for a run
+    stored before fingerprints, whose puzzle is unknown); ``repeat`` numbers the runs of one cell under
+    ``--repeat``; ``ran`` is what a meta backend (auto, portfolio) actually ran; ``output`` what the run printed.
+    """
 
     instance: str
     backend: str
@@ -56,10 +91,17 @@ class RunRecord:
     family: str = ""
     size: str = ""
     tiles: int = 0
+    cpu: float | None = None
+    peak_rss_mb: float | None = None
+    fingerprint: str = ""
+    repeat: int = 0
+    ran: str = ""
+    output: str = ""
 
     def about(self, instance: Instance) -> RunRecord:
-        """This record with the instance's family and size filled in (reports group by them)."""
+        """This record with the instance's family, size and fingerprint filled in (reports group by them)."""
         self.family, self.size, self.tiles = instance.family, instance.size, instance.tiles
+        self.fingerprint = instance.fingerprint()
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -71,33 +113,60 @@ class RunRecord:
         return self.category == "correct" and self.status in ("solved", "unsat")
 
 
-def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, memory_mb: int) -> None:
+def ran(counters: dict[str, Any]) -> str:
+    """What a meta backend ran, from the counters it reports: auto's choice (``chosen``) and a portfolio's
+    winner (``winner``), e.g. ``cpsat``, ``portfolio:native+sat (sat won)``, ``sat won``; "" for a single backend."""
+    chosen, winner = counters.get("chosen"), counters.get("winner")
+    if chosen and winner:
+        return f"{chosen} ({winner} won)"
+    return str(chosen) if chosen else f"{winner} won" if winner else ""
+
+
+def _cpu_now() -> float:
+    """User + system seconds of this process and of its children it has waited for."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _max_rss_mb() -> float:
+    """The kernel's per-process resident-set peak of this process and its waited-for children, MiB."""
+    unit = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return peak * unit / MIB
+
+
+def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, capture: int) -> None:
     own_group()  # stopping the run also stops any solver process it starts; a killed harness takes it along
+    os.dup2(capture, 1)  # what the run prints goes to its record, never over the live display
+    os.dup2(capture, 2)
+    sys.stdout = sys.stderr = open(capture, "w", buffering=1, closefd=False)  # noqa: SIM115  (the child's life)
     try:
-        limit = memory_mb * 1024 * 1024
-        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         from edgematch.solvers.base import Task, get_backend
 
         puzzle = instance.puzzle()
         chosen = get_backend(backend)
         chosen.warm_up()
         question = "first" if task == "first" else "count"
+        cpu = _cpu_now()
         started = time.perf_counter()
         result = chosen.run(puzzle, Task(question=question, time_limit=timeout, distinct=task == "count"))
         took = time.perf_counter() - started
+        cpu = _cpu_now() - cpu
         conn.send({
             "status": result.status.value, "cells": [list(map(tuple, s.cells)) for s in result.solutions[:1]],
             "count": result.count, "distinct": result.distinct, "time": took, "build": result.timings.build,
             "solve": result.timings.solve, "counters": _plain(result.counters), "options": _plain(result.options),
-            "message": result.message,
+            "message": result.message, "cpu": cpu, "peak_rss_mb": _max_rss_mb(),
         })
     except MemoryError:
-        conn.send({"termination": "memory", "message": "over the memory limit"})
+        conn.send({"termination": "memory", "message": "over the memory limit", "peak_rss_mb": _max_rss_mb()})
     except Exception as exc:  # noqa: BLE001  (reported as the run's error)
         conn.send({"termination": "error", "message": f"{type(exc).__name__}: {exc}",
                    "trace": traceback.format_exc(limit=5)})
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +174,41 @@ def _plain(values: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
+class Tree:
+    """What polling a run's process tree has seen: the peak of the summed resident sets (bytes) and the
+    tree's CPU seconds at the last poll (each live process with its reaped children, so none twice)."""
+
+    pid: int
+    peak_rss: int = 0
+    cpu: float = 0.0
+
+    def sample(self) -> int:
+        """Poll the tree once; the resident bytes it holds now (0 when it is gone)."""
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+            processes = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return 0
+        rss, cpu = 0, 0.0
+        for process in processes:
+            try:
+                with process.oneshot():
+                    rss += process.memory_info().rss
+                    t = process.cpu_times()
+                    cpu += t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:  # ended between the listing and the reading
+                continue
+        self.peak_rss = max(self.peak_rss, rss)
+        self.cpu = max(self.cpu, cpu)
+        return rss
+
+
+@dataclass
 class Running:
-    """A run under way: its child process, the pipe its answer comes through, and its deadline."""
+    """A run under way: its child process, the pipe its answer comes through, its deadline, its memory
+    limit (bytes), the file its output goes to, and what polling its tree has seen."""
 
     instance: Instance
     backend: str
@@ -116,41 +218,96 @@ class Running:
     process: Any
     receive: Any
     started: float
+    memory: int = MEMORY_LIMIT_MB * MIB
+    capture: Any = None
+    tree: Tree | None = None
+    over: bool = False  # killed for passing the memory limit
+    repeat: int = 0  # which of the cell's runs this is (``--repeat``)
 
     @property
     def deadline(self) -> float:
         return self.started + self.timeout + self.grace
 
+    def poll(self) -> bool:
+        """Measure the run's tree once; past the memory limit, kill it. True when it was killed for that."""
+        if self.tree is None or self.over:
+            return self.over
+        if self.tree.sample() > self.memory:
+            self.over = True
+            kill_group(self.process.pid)
+            self._kill_tree()
+        return self.over
+
     def finish(self) -> RunRecord:
-        """Collect the answer (waiting at most until the deadline), stop the child's process group, file the run."""
+        """Collect the answer (waiting at most until the deadline, polling the tree meanwhile), stop the
+        child's process group, file the run."""
         return self._file().about(self.instance)
 
     def _file(self) -> RunRecord:
         answer = None
-        if self.receive.poll(max(0.0, self.deadline - time.perf_counter())):
-            try:
-                answer = self.receive.recv()
-            except EOFError:
-                answer = None
+        while not self.over:
+            left = self.deadline - time.perf_counter()
+            if self.receive.poll(max(0.0, min(left, POLL_SECONDS))):
+                try:
+                    answer = self.receive.recv()
+                except EOFError:
+                    answer = None
+                break
+            if left <= 0 or self.poll():
+                break
         wall = time.perf_counter() - self.started
         self.stop()
+        output = self._output()
         key, backend, task = self.instance.key, self.backend, self.task
+        measured = {"cpu": self.tree.cpu if self.tree else None,
+                    "peak_rss_mb": self.tree.peak_rss / MIB if self.tree else None, "output": output}
+        if self.over:
+            return RunRecord(key, backend, task, "error", "memory", "error", wall, **measured,
+                             message=f"killed over the memory limit ({self.memory / MIB:.0f} MiB resident; "
+                                     f"{measured['peak_rss_mb']:.0f} MiB seen)")
         if answer is None:
             if wall >= self.timeout + self.grace - 0.05:
-                return RunRecord(key, backend, task, "timeout", "timeout", "timeout", wall,
+                return RunRecord(key, backend, task, "timeout", "timeout", "timeout", wall, **measured,
                                  message=f"killed after {self.timeout + self.grace:.1f} s")
-            return RunRecord(key, backend, task, "error", "crashed", "error", wall,
+            return RunRecord(key, backend, task, "error", "crashed", "error", wall, **measured,
                              message=f"the run died without an answer (exit code {self.process.exitcode})")
+        peak = max(answer.get("peak_rss_mb") or 0.0, measured["peak_rss_mb"] or 0.0)
         if "termination" in answer:
-            return RunRecord(key, backend, task, "error", answer["termination"], "error", wall,
-                             message=answer["message"])
+            return RunRecord(key, backend, task, "error", answer["termination"], "error", wall, cpu=measured["cpu"],
+                             peak_rss_mb=peak, output=output, message=answer["message"])
         record = _verdict(self.instance, backend, task, wall, answer)
+        record.peak_rss_mb, record.output = peak, output
         if record.category == "correct" and record.time > self.timeout:
             record.category, record.message = "timeout", f"answered after the cutoff ({record.time:.2f} s)"
         return record
 
+    def _kill_tree(self) -> None:
+        """Kill descendants that left the run's process group (a portfolio's members lead their own)."""
+        import psutil
+
+        with contextlib.suppress(psutil.Error):
+            for process in psutil.Process(self.process.pid).children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+
+    def _output(self) -> str:
+        if self.capture is None:
+            return ""
+        try:
+            self.capture.seek(0, os.SEEK_END)
+            size = self.capture.tell()
+            self.capture.seek(max(0, size - 4 * OUTPUT_CHARS))
+            text = self.capture.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError):
+            return ""
+        finally:
+            self.capture.close()
+        return text[-OUTPUT_CHARS:].strip()
+
     def stop(self) -> None:
-        """Kill the run's process group (the run and anything it started); gone already is fine."""
+        """Kill the run's process tree (the run and anything it started); gone already is fine."""
+        if not self.over:
+            self._kill_tree()
         kill_group(self.process.pid)
         self.process.join(timeout=5)
         self.receive.close()
@@ -161,17 +318,22 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
     """Start ``backend`` on ``instance`` in a child process; a run that cannot start is filed at once."""
     forking = context()
     receive, send = forking.Pipe(duplex=False)
+    capture = tempfile.TemporaryFile()  # noqa: SIM115  (closed when the run is filed)
     started = time.perf_counter()
     try:
-        process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, memory_mb))
+        process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, capture.fileno()))
         process.start()
         adopt(process.pid)
     except OSError as exc:
         receive.close()
+        capture.close()
         return RunRecord(instance.key, backend, task, "error", "failed", "error", 0.0, message=str(exc)).about(instance)
     finally:
         send.close()
-    return Running(instance, backend, task, timeout, grace, process, receive, started)
+    running = Running(instance, backend, task, timeout, grace, process, receive, started, memory_mb * MIB, capture,
+                      Tree(process.pid))
+    running.poll()
+    return running
 
 
 def run_one(instance: Instance, backend: str, task: str, timeout: float, grace: float = GRACE_SECONDS,
@@ -185,7 +347,7 @@ def _verdict(instance: Instance, backend: str, task: str, wall: float, answer: d
     record = RunRecord(
         instance.key, backend, task, answer["status"], "done", "correct", wall, answer["time"], answer["build"],
         answer["solve"], count=answer["count"], distinct=answer["distinct"], counters=answer["counters"],
-        options=answer["options"], message=answer["message"],
+        options=answer["options"], message=answer["message"], cpu=answer["cpu"], ran=ran(answer["counters"]),
     )
     puzzle = instance.puzzle()
     started = time.perf_counter()

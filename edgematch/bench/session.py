@@ -9,26 +9,98 @@ stored, so ``--resume`` carries on where it stopped.
 from __future__ import annotations
 
 import signal
+import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 
-from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, Running, RunRecord, start_run
-from edgematch.bench.store import Store
+from edgematch.bench.environment import load_average
+from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, POLL_SECONDS, Running, RunRecord, start_run
+from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
+from edgematch.errors import MissingDependencyError, UsageError
 from edgematch.solvers.base import get_backend
 
 
 @dataclass
 class Watcher:
-    """What a display is told: the plan, each run as it starts, each run as it is stored."""
+    """What a display is told: the plan (with the runs already stored, so a resumed tally carries on), each
+    run as it starts, each run as it is stored, and the estimated seconds left (None until a run has
+    finished: nothing measured yet)."""
 
-    planned: Callable[[int, int], None] = lambda total, done: None
+    planned: Callable[[int, list[RunRecord]], None] = lambda total, stored: None
     started: Callable[[Instance, str], None] = lambda instance, backend: None
     finished: Callable[[RunRecord], None] = lambda record: None
+    eta: Callable[[float | None], None] = lambda seconds: None
+
+
+class Estimate:
+    """The seconds the remaining runs will take, from what the finished ones cost (stable where a rate-based
+    ETA swings: one slow board early on no longer multiplies the rest, nor do fast small boards hide the big
+    ones). A pending run costs:
+
+    - the cutoff (the wall of the cell kind's unsolved runs), when its backend left a board of its family
+      no larger than this one unsolved: a bigger board will not go faster;
+    - else the mean wall of its backend on boards of its family and size, when some finished;
+    - else the wall at the largest smaller size, times the growth seen between that family's two largest
+      measured sizes (at least 1, at most 10 per step), never more than the cutoff;
+    - else its backend's mean wall, else every run's.
+    """
+
+    MAX_GROWTH = 10.0
+
+    def __init__(self, cutoff: float, grace: float = GRACE_SECONDS, records: list[RunRecord] | None = None):
+        self.cutoff, self.grace = cutoff, grace
+        self.walls: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+        self.unsolved: dict[tuple[str, str], int] = {}
+        self.unsolved_walls: list[float] = []
+        for record in records or []:
+            self.add(record)
+
+    def add(self, record: RunRecord) -> None:
+        self.walls[record.backend, record.family, record.tiles].append(record.wall)
+        if record.termination in ("timeout", "memory") or record.category == "timeout":
+            key = (record.backend, record.family)
+            self.unsolved[key] = min(self.unsolved.get(key, record.tiles), record.tiles)
+            self.unsolved_walls.append(record.wall)
+
+    def cost(self, instance: Instance, backend: str) -> float | None:
+        """The expected wall seconds of one pending run (None when nothing has finished yet)."""
+        if not self.walls:
+            return None
+        ceiling = self.cutoff + self.grace
+        timed_out = statistics.fmean(self.unsolved_walls) if self.unsolved_walls else self.cutoff
+        family, tiles = instance.family, instance.tiles
+        if self.unsolved.get((backend, family), tiles + 1) <= tiles:
+            return min(timed_out, ceiling)
+        if (backend, family, tiles) in self.walls:
+            return min(statistics.fmean(self.walls[backend, family, tiles]), ceiling)
+        sizes = sorted(t for b, f, t in self.walls if (b, f) == (backend, family) and t < tiles)
+        if sizes:
+            last = statistics.fmean(self.walls[backend, family, sizes[-1]])
+            growth = 1.0
+            if len(sizes) > 1:
+                before = statistics.fmean(self.walls[backend, family, sizes[-2]])
+                growth = min(max(last / before if before > 0 else 1.0, 1.0), self.MAX_GROWTH)
+            return min(last * growth, ceiling)
+        mine = [w for (b, _, _), walls in self.walls.items() if b == backend for w in walls]
+        every = [w for walls in self.walls.values() for w in walls]
+        return min(statistics.fmean(mine or every), ceiling)
+
+    def remaining(self, todo: list[tuple[Instance, str, int]], running: list[tuple[Instance, str, float]],
+                  jobs: int) -> float | None:
+        """Seconds until the ``todo`` runs and those ``running`` (with seconds spent so far) are done,
+        ``jobs`` at a time; None while nothing has been measured."""
+        costs = [self.cost(instance, backend) for instance, backend, _ in todo]
+        left = [self.cost(instance, backend) for instance, backend, _ in running]
+        if any(c is None for c in (*costs, *left)):
+            return None
+        total = sum(costs) + sum(max(0.0, c - spent) for c, (_, _, spent) in zip(left, running, strict=True))
+        return total / max(1, jobs)
 
 
 class _Interrupts:
@@ -67,60 +139,109 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-def check_backends(suite: Suite) -> None:
-    """Refuse unknown backends and missing libraries before anything runs (the error names the extra), and
-    load them: children are forked from here, so they start with the libraries loaded."""
+def check_backends(suite: Suite) -> dict[str, str]:
+    """Load every backend of the suite (children are forked from here, so they start with the libraries
+    loaded) and return those that cannot run here, each with what is missing (the extra to install). An
+    unknown backend is refused; so is a suite none of whose backends can run."""
+    skipped: dict[str, str] = {}
     for name in suite.backends:
-        get_backend(name).warm_up()
+        try:
+            get_backend(name).warm_up()
+        except MissingDependencyError as exc:
+            skipped[name] = str(exc)
+    if skipped and len(skipped) == len(suite.backends):
+        raise MissingDependencyError("no backend of the suite can run here: " + "; ".join(skipped.values()))
+    return skipped
 
 
-def pending(store: Store, session: int, suite: Suite) -> list[tuple[Instance, str]]:
-    """The session's planned runs that are not stored yet, in plan order."""
+def runnable(suite: Suite) -> tuple[Suite, dict[str, str]]:
+    """The suite without the backends whose libraries are missing here, and those left out with why: a base
+    install benches what it can and names what it skipped."""
+    skipped = check_backends(suite)
+    return replace(suite, backends=tuple(b for b in suite.backends if b not in skipped)), skipped
+
+
+def pending(store: Store, session: int, suite: Suite, skip: Collection[str] = ()) -> list[tuple[Instance, str, int]]:
+    """The session's planned runs that are not stored yet, in plan order, leaving out backends in ``skip``.
+    A stored run is matched by its puzzle's fingerprint as well as its name: when an instance now makes a
+    different puzzle than the one its stored runs solved (the generator or the file changed since), carrying
+    on would mix two puzzles under one name, so it is refused."""
     done = store.done(session)
-    return [(instance, backend) for instance, backend in suite.runs()
-            if (instance.key, backend, suite.task) not in done]
+    ran = {(key, backend, task): fp for (key, backend, task, _), fp in done.items() if fp != UNKNOWN_FINGERPRINT}
+    todo = []
+    for instance, backend, repeat in suite.planned():
+        stored = ran.get((instance.key, backend, suite.task))
+        if stored is not None and stored != instance.fingerprint():
+            raise UsageError(f"cannot resume session {session}: {instance.key} is no longer the puzzle its runs "
+                             f"solved (fingerprint {stored}, now {instance.fingerprint()}; the generator or the "
+                             "puzzle file changed): start a new session")
+        if (instance.key, backend, suite.task, repeat) not in done and backend not in skip:
+            todo.append((instance, backend, repeat))
+    return todo
 
 
 def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher: Watcher | None = None,
                 grace: float = GRACE_SECONDS, memory_mb: int = MEMORY_LIMIT_MB) -> bool:
-    """Run what is left of ``session``; True when every planned run is now stored."""
+    """Run what is left of ``session`` (backends whose libraries are missing here are left out); True when
+    every planned run is now stored. The load average before and after is added to the session's environment."""
     watcher = watcher or Watcher()
-    todo = pending(store, session, suite)
-    total = len(suite.runs())
-    watcher.planned(total, total - len(todo))
-    check_backends(suite)
+    skipped = check_backends(suite)
+    todo = pending(store, session, suite, skipped)
+    stored = store.runs(session)
+    watcher.planned(suite.repeat * len(suite.runs()), stored)
+    estimate = Estimate(suite.timeout, grace, stored)
     running: list[Running] = []
     interrupts = _Interrupts()
     began = time.perf_counter()
+    stretch = {"load_before": load_average(), "jobs": jobs}
+
+    def tell() -> None:
+        now = time.perf_counter()
+        watcher.eta(estimate.remaining(todo, [(r.instance, r.backend, now - r.started) for r in running], jobs))
+
     with interrupts.installed():
         try:
+            tell()
             while todo or running:
                 while todo and len(running) < jobs:
-                    instance, backend = todo.pop(0)
+                    instance, backend, repeat = todo.pop(0)
                     watcher.started(instance, backend)
                     with interrupts.shield():
                         handle = start_run(instance, backend, suite.task, suite.timeout, grace, memory_mb)
                         if isinstance(handle, Running):
+                            handle.repeat = repeat
                             running.append(handle)
                     if isinstance(handle, RunRecord):
-                        _store(store, session, handle, watcher)
+                        handle.repeat = repeat
+                        _store(store, session, handle, watcher, estimate)
+                        tell()
                 if not running:
                     continue
                 soonest = min(r.deadline for r in running)
-                ready = wait([r.receive for r in running], timeout=max(0.0, soonest - time.perf_counter()))
+                wake = max(0.0, min(soonest - time.perf_counter(), POLL_SECONDS))
+                ready = wait([r.receive for r in running], timeout=wake)
                 now = time.perf_counter()
-                for handle in [r for r in running if r.receive in ready or r.deadline <= now]:
+                for handle in running:
+                    if handle.receive not in ready:
+                        handle.poll()  # measure the tree; kill a run over its memory limit
+                for handle in [r for r in running if r.receive in ready or r.deadline <= now or r.over]:
                     record = handle.finish()
+                    record.repeat = handle.repeat
                     running.remove(handle)
-                    _store(store, session, record, watcher)
+                    _store(store, session, record, watcher, estimate)
+                    tell()
         finally:
             for handle in running:  # interrupted: the runs under way are stopped, not stored
                 handle.stop()
-            complete = not todo and not running
+            complete = not todo and not running and not skipped
             store.close_session(session, time.perf_counter() - began, complete)
+            stretch["load_after"] = load_average()
+            stretches = store.session(session).environment.get("stretches", [])
+            store.update_environment(session, stretches=[*stretches, stretch])
     return complete
 
 
-def _store(store: Store, session: int, record: RunRecord, watcher: Watcher) -> None:
+def _store(store: Store, session: int, record: RunRecord, watcher: Watcher, estimate: Estimate) -> None:
     store.add_run(session, record)
+    estimate.add(record)
     watcher.finished(record)

@@ -4,6 +4,13 @@ finished run, written (and committed) the moment the run finishes, so a killed b
 A session stores its whole plan (the expanded suite), so ``--resume`` re-reads no suite file and redoes
 no run already stored. Reads apply the cross-backend agreement check (:mod:`edgematch.bench.agreement`),
 so every reader sees the same categories.
+
+Schema 2 adds per run: ``cpu`` and ``peak_rss_mb`` (measured, :mod:`edgematch.bench.runner`), the puzzle's
+``fingerprint`` (runs are matched on it), ``repetition`` (``--repeat``), ``ran`` (what auto or a portfolio
+ran) and ``output`` (what the run printed). A schema 1 database is migrated when opened: the new columns
+are added, and its runs' fingerprints are left unknown (``""``) because the database never stored their
+puzzles (only how to make them, and the generator may have changed since); readers say so where it matters
+(:data:`UNKNOWN_FINGERPRINT`). A read-only schema 1 database is read as it is.
 """
 
 from __future__ import annotations
@@ -20,7 +27,13 @@ from edgematch.bench.runner import RunRecord
 from edgematch.bench.suite import Suite
 from edgematch.errors import FormatError, UsageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+UNKNOWN_FINGERPRINT = ""  # a run stored before fingerprints: its puzzle cannot be told apart by content
+
+# columns schema 2 added to runs, with the value old rows get
+_ADDED = {"cpu": "REAL", "peak_rss_mb": "REAL", "fingerprint": "TEXT NOT NULL DEFAULT ''",
+          "repetition": "INTEGER NOT NULL DEFAULT 0", "ran": "TEXT NOT NULL DEFAULT ''",
+          "output": "TEXT NOT NULL DEFAULT ''"}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -57,13 +70,19 @@ CREATE TABLE IF NOT EXISTS runs (
     counters TEXT NOT NULL,
     options TEXT NOT NULL,
     message TEXT NOT NULL,
-    finished TEXT NOT NULL
+    finished TEXT NOT NULL,
+    cpu REAL,                        -- user + system seconds of the run's process tree in the backend call
+    peak_rss_mb REAL,                -- peak resident memory of the run's process tree, MiB
+    fingerprint TEXT NOT NULL DEFAULT '',  -- hash of the puzzle's content ('' = unknown: stored before schema 2)
+    repetition INTEGER NOT NULL DEFAULT 0, -- which of the cell's --repeat runs
+    ran TEXT NOT NULL DEFAULT '',    -- what auto / a portfolio actually ran
+    output TEXT NOT NULL DEFAULT ''  -- the end of what the run's processes printed
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session, instance, backend, task);
 """
 
 # RunRecord field -> column, where they differ (``check`` and ``distinct`` are SQL words)
-_COLUMNS = {"check": "check_time", "distinct": "distinct_count"}
+_COLUMNS = {"check": "check_time", "distinct": "distinct_count", "repeat": "repetition"}
 _JSON = ("counters", "options")
 
 
@@ -84,7 +103,7 @@ class Session:
 
     @property
     def planned(self) -> int:
-        return len(self.suite.runs())
+        return len(self.suite.runs()) * self.suite.repeat
 
 
 def _now() -> str:
@@ -107,6 +126,9 @@ class Store:
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise FormatError(f"not a results database: {exc}", self.path) from None
+        if tables and version == 1 and "runs" in tables:
+            self._migrate()
+            version = SCHEMA_VERSION
         if tables and (version != SCHEMA_VERSION or "runs" not in tables):
             self.db.close()
             raise FormatError(f"not an edgematch results database of schema {SCHEMA_VERSION} "
@@ -115,6 +137,19 @@ class Store:
             with self.db:
                 self.db.executescript(_SCHEMA)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    legacy = False  # a schema 1 database read without migrating (read-only)
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2: add the new run columns (old runs: fingerprint unknown, nothing measured). A database
+        this process may not write is read as it is; the missing columns read as their defaults."""
+        try:
+            with self.db:
+                for column, kind in _ADDED.items():
+                    self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.OperationalError:
+            self.legacy = True
 
     def close(self) -> None:
         self.db.close()
@@ -186,15 +221,35 @@ class Store:
     def runs(self, session: int) -> list[RunRecord]:
         """The session's runs in the order they finished, disagreeing answers recategorised as wrong."""
         names = [f.name for f in fields(RunRecord)]
+        defaults = {f.name: f.default for f in fields(RunRecord)}
         records = []
         for row in self.db.execute("SELECT * FROM runs WHERE session = ? ORDER BY id", (session,)):
-            values = {name: row[_COLUMNS.get(name, name)] for name in names}
+            present = row.keys()
+            values = {name: row[_COLUMNS.get(name, name)] if _COLUMNS.get(name, name) in present else defaults[name]
+                      for name in names}
             for key in _JSON:
                 values[key] = json.loads(values[key])
             records.append(RunRecord(**values))
         return settle(records)
 
-    def done(self, session: int) -> set[tuple[str, str, str]]:
-        """(instance, backend, task) of every stored run of the session."""
-        return {(r[0], r[1], r[2]) for r in self.db.execute(
-            "SELECT instance, backend, task FROM runs WHERE session = ?", (session,))}
+    def unknown_fingerprints(self, session: int) -> int:
+        """How many of the session's runs were stored without their puzzle's fingerprint (before schema 2)."""
+        if self.legacy:
+            return self.db.execute("SELECT COUNT(*) FROM runs WHERE session = ?", (session,)).fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM runs WHERE session = ? AND fingerprint = ?",
+                               (session, UNKNOWN_FINGERPRINT)).fetchone()[0]
+
+    def update_environment(self, session: int, **values: Any) -> None:
+        """Add to the session's stored environment (the load average after a stretch of benching)."""
+        row = self.db.execute("SELECT environment FROM sessions WHERE id = ?", (session,)).fetchone()
+        environment = json.loads(row[0]) | values
+        with self.db:
+            self.db.execute("UPDATE sessions SET environment = ? WHERE id = ?", (json.dumps(environment), session))
+
+    def done(self, session: int) -> dict[tuple[str, str, str, int], str]:
+        """(instance, backend, task, repetition) of every stored run of the session, with its puzzle's
+        fingerprint (``""`` when unknown)."""
+        fingerprint = "''" if self.legacy else "fingerprint"
+        repetition = "0" if self.legacy else "repetition"
+        return {(r[0], r[1], r[2], r[3]): r[4] for r in self.db.execute(
+            f"SELECT instance, backend, task, {repetition}, {fingerprint} FROM runs WHERE session = ?", (session,))}

@@ -41,6 +41,7 @@ by its option instead.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import asdict, dataclass, replace
@@ -56,9 +57,23 @@ from edgematch.formats.source import read_text
 from edgematch.solvers.api import seconds_problem
 
 TASKS = ("first", "count")
+MAX_REPEAT = 100
 _FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations",
                 "like", "unique", "hint"}
-_SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family"}
+_SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family", "repeat"}
+
+
+def fingerprint(puzzle: Puzzle) -> str:
+    """A stable hash of the puzzle's canonical content: its lossless JSON serialisation (tiles, hints, rule,
+    frame, rotations) without the name and label names, which do not change the puzzle. Two instances with one
+    name but different puzzles (another generator version, another file) get different fingerprints."""
+    from edgematch.formats import write_puzzle
+
+    text = write_puzzle(puzzle.replace(name="", labels={}), format="json")
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_fingerprints: dict[Instance, str] = {}
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,12 @@ class Instance:
         assert self.path is not None
         return read_puzzle(self.path)
 
+    def fingerprint(self) -> str:
+        """The puzzle's identity by content (:func:`fingerprint`): what runs are matched on, never the name."""
+        if self not in _fingerprints:
+            _fingerprints[self] = fingerprint(self.puzzle())
+        return _fingerprints[self]
+
     def as_dict(self) -> dict[str, Any]:
         return {"family": self.family, "size": self.size, "seed": self.seed, "path": self.path,
                 "spec": asdict(self.spec) if self.spec else None, "unique": self.unique}
@@ -113,22 +134,29 @@ class Suite:
     seeds: tuple[int, ...]
     backends: tuple[str, ...]
     instances: tuple[Instance, ...]
+    repeat: int = 1  # runs per cell (instance x backend): reports show min, median and spread
 
     def runs(self) -> list[tuple[Instance, str]]:
         """Every (instance, backend) pair, smallest boards first so a stopped bench has the easy ones."""
         ordered = sorted(self.instances, key=lambda i: (i.tiles, i.family, i.key))
         return [(instance, backend) for instance in ordered for backend in self.backends]
 
+    def planned(self) -> list[tuple[Instance, str, int]]:
+        """Every run: each cell :attr:`repeat` times, the cells in :meth:`runs` order, all cells' first runs
+        before any second run (a stopped bench then has a figure for every cell it reached)."""
+        return [(instance, backend, n) for n in range(self.repeat) for instance, backend in self.runs()]
+
     def as_dict(self) -> dict[str, Any]:
         """Everything needed to run the suite again exactly (a resumed session re-reads nothing)."""
         return {"name": self.name, "description": self.description, "task": self.task, "timeout": self.timeout,
                 "seeds": list(self.seeds), "backends": list(self.backends),
-                "instances": [i.as_dict() for i in self.instances]}
+                "instances": [i.as_dict() for i in self.instances], "repeat": self.repeat}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suite:
         return cls(data["name"], data["description"], data["task"], data["timeout"], tuple(data["seeds"]),
-                   tuple(data["backends"]), tuple(Instance.from_dict(i) for i in data["instances"]))
+                   tuple(data["backends"]), tuple(Instance.from_dict(i) for i in data["instances"]),
+                   int(data.get("repeat", 1)))
 
 
 @dataclass(frozen=True)
@@ -143,6 +171,7 @@ class Overrides:
     timeout: float | None = None
     task: str | None = None
     families: tuple[str, ...] = ()
+    repeat: int | None = None
 
     def __post_init__(self) -> None:
         if self.task is not None and self.task not in TASKS:
@@ -154,7 +183,7 @@ class Overrides:
     def options(self) -> dict[str, str]:
         """The suite settings these overrides replace, each with the option that set it."""
         given = {"backends": "--backends", "seeds": "--seeds", "sizes": "--sizes", "timeout": "--timeout",
-                 "task": "--task", "colours": "--colours", "inner_colours": "--colours"}
+                 "task": "--task", "colours": "--colours", "inner_colours": "--colours", "repeat": "--repeat"}
         return {key: option for key, option in given.items()
                 if getattr(self, "colours" if key == "inner_colours" else key) not in ((), None)}
 
@@ -168,6 +197,8 @@ class Overrides:
             data["timeout"] = self.timeout
         if self.task is not None:
             data["task"] = self.task
+        if self.repeat is not None:
+            data["repeat"] = self.repeat
         families = []
         given = data.get("family") or []
         unknown = [f for f in self.families if f not in {g.get("name") for g in given}]
@@ -252,7 +283,7 @@ def folder_suite(folder: Path, overrides: Overrides) -> Suite:
     task = overrides.task or "first"
     timeout = overrides.timeout if overrides.timeout is not None else 20.0
     return Suite(folder.name, f"the puzzle files in {folder}", task, timeout, (),
-                 overrides.backends or DEFAULT_BACKENDS, tuple(instances))
+                 overrides.backends or DEFAULT_BACKENDS, tuple(instances), overrides.repeat or 1)
 
 
 def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None = None,
@@ -302,6 +333,9 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
             problem = _backend_problem(name)
             if problem:
                 raise fail("backends", problem, value=name)
+    repeat = data.get("repeat", 1)
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_REPEAT:
+        raise fail("repeat", f"must be a whole number from 1 to {MAX_REPEAT}, got {quoted(str(repeat))}")
     families = data.get("family")
     if not isinstance(families, list) or not families or not all(isinstance(f, dict) for f in families):
         raise fail("family", "at least one [[family]] table is needed")
@@ -311,7 +345,7 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     if repeated:
         raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
     return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), task,
-                 float(timeout), tuple(seeds), tuple(backends), tuple(instances))
+                 float(timeout), tuple(seeds), tuple(backends), tuple(instances), repeat)
 
 
 def _backend_problem(name: str) -> str | None:

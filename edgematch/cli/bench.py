@@ -8,20 +8,24 @@ Exit codes: 0 every answer correct, 1 a wrong answer somewhere (listed first), 2
 from __future__ import annotations
 
 import contextlib
+import json
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
-from edgematch.bench.suite import Instance, Overrides, Suite, load_suite
+from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_suite
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core.model import parse_integer
 from edgematch.errors import UsageError, quoted
@@ -67,9 +71,23 @@ def _overrides(backends: str | None, sizes: str | None, colours: str | None, see
                      _items(families, "--families"))
 
 
+class _Eta(ProgressColumn):
+    """The session's estimate of the time left (:class:`edgematch.bench.session.Estimate`), counted down
+    between runs; ``?`` until a run has finished."""
+
+    def render(self, task: Any) -> Text:
+        estimate, at = task.fields.get("eta"), task.fields.get("eta_at")
+        if estimate is None or at is None:
+            return Text("eta ?", style="progress.remaining")
+        left = max(0, int(estimate - (time.monotonic() - at)))
+        return Text(f"eta {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600
+                    else f"eta {left // 60}:{left % 60:02d}", style="progress.remaining")
+
+
 @contextlib.contextmanager
 def _display(jobs: int) -> Iterator:
-    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now)."""
+    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now). A resumed
+    session's tally starts from the runs already stored."""
     from edgematch.bench.session import Watcher
 
     tally: Counter = Counter()
@@ -77,17 +95,17 @@ def _display(jobs: int) -> Iterator:
     if not err.is_terminal:
         yield Watcher()
         return
-    columns = (TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[tally]}"),
-               TextColumn("[dim]{task.fields[now]}[/]"))
+    columns = (TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), _Eta(),
+               TextColumn("{task.fields[tally]}"), TextColumn("[dim]{task.fields[now]}[/]"))
     with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task("bench", total=None, tally="", now="")
+        task = bar.add_task("bench", total=None, tally="", now="", eta=None, eta_at=None)
 
         def shown() -> str:
             return "  ".join(f"{_MARKS[c]} {tally[c]}" for c in _MARKS if tally[c])
 
-        def planned(total: int, done: int) -> None:
-            bar.update(task, total=total, completed=done)
+        def planned(total: int, stored: list[RunRecord]) -> None:
+            tally.update(r.category for r in stored)
+            bar.update(task, total=total, completed=len(stored), tally=shown())
 
         def started(instance: Instance, backend: str) -> None:
             now.append(f"{instance.key} {backend}")
@@ -102,7 +120,10 @@ def _display(jobs: int) -> Iterator:
             if record.category in ("wrong", "error"):
                 bar.console.print(f"{_MARKS[record.category]} {label}: {record.message}", highlight=False)
 
-        yield Watcher(planned, started, finished)
+        def eta(seconds: float | None) -> None:
+            bar.update(task, eta=seconds, eta_at=time.monotonic())
+
+        yield Watcher(planned, started, finished, eta)
 
 
 @app.command()
@@ -132,6 +153,10 @@ def bench(
     confirm: Annotated[bool, typer.Option("--confirm", help="Every count and \"no solution\" must be given alike "
                                           "by two backend families (native, CP-SAT, SAT); exit 1 if one is not.")]
     = False,
+    repeat: Annotated[int | None, typer.Option("--repeat", "-r", min=1, max=MAX_REPEAT, help="Runs per cell "
+                                               "(instance x backend); reports show min, median and spread.")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="With 'list': the sessions as JSON on stdout.")] = False,
 ) -> None:
     """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
 
@@ -139,37 +164,40 @@ def bench(
     in the results database, so an interrupted bench loses nothing (carry on with --resume).
     """
     from edgematch.bench.environment import environment
-    from edgematch.bench.session import check_backends, run_session
+    from edgematch.bench.session import check_backends, run_session, runnable
     from edgematch.bench.store import Store
 
     with reported():
         if target == "list":
-            _list(db)
+            _list(db, as_json)
             return
-        overrides = _overrides(backends, sizes, colours, seeds, timeout, task, families)
+        if as_json:
+            raise UsageError("--json goes with `edgematch bench list`")
+        overrides = replace(_overrides(backends, sizes, colours, seeds, timeout, task, families), repeat=repeat)
         _check_jobs(jobs)
         with Store(db) as store:
             if resume:
                 if overrides != Overrides() or target != "default":
                     raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
-                                     "--backends/--sizes/--colours/--seeds/--families/--timeout/--task settings")
+                                     "--backends/--sizes/--colours/--seeds/--families/--timeout/--task/--repeat "
+                                     "settings")
                 found = store.session(session)
                 if found.done >= found.planned:
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
                     _finish(store, found.id, output, report)
                     return
-                check_backends(found.suite)
+                _skipped(check_backends(found.suite))
                 store.reopen(found.id)
                 suite, number, jobs = found.suite, found.id, jobs if jobs > 1 else found.jobs
                 out.print(f"resuming session {number}: {found.done} of {found.planned} runs already stored")
             else:
                 if session is not None:
                     raise UsageError("--session goes with --resume")
-                suite = load_suite(target, overrides)
-                check_backends(suite)
+                suite, skipped = runnable(load_suite(target, overrides))
+                _skipped(skipped)
                 if confirm:
                     _two_families(suite.backends)
-                number = store.new_session(suite, target, jobs, environment())
+                number = store.new_session(suite, target, jobs, environment() | {"skipped": skipped})
                 _announce(suite, number, jobs, db)
             started = time.perf_counter()
             try:
@@ -187,6 +215,12 @@ def bench(
             raise typer.Exit(EXIT_INVALID)
 
 
+def _skipped(skipped: dict[str, str]) -> None:
+    """Name each backend left out because its library is missing here, with the extra that brings it."""
+    for backend, why in skipped.items():
+        err.print(f"[yellow]skipped[/] {backend}: {why}", highlight=False, soft_wrap=True)
+
+
 def _check_jobs(jobs: int) -> None:
     """--jobs runs at once, each a process: at most what ``workers`` may ask for (max(16, 4 x cores))."""
     from edgematch.solvers.api import max_workers
@@ -197,10 +231,12 @@ def _check_jobs(jobs: int) -> None:
 
 
 def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
-    runs = len(suite.runs())
-    out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} puzzles x "
-              f"{len(suite.backends)} backends = {runs} runs, task {suite.task}, cutoff {suite.timeout:g} s, "
-              f"{jobs} at a time", highlight=False)
+    runs = len(suite.runs()) * suite.repeat
+    times = f" x {suite.repeat} repeats" if suite.repeat > 1 else ""
+    out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
+              f"puzzle{'s' if len(suite.instances) != 1 else ''} x {len(suite.backends)} "
+              f"backend{'s' if len(suite.backends) != 1 else ''}{times} = {runs} runs, task {suite.task}, "
+              f"cutoff {suite.timeout:g} s, {jobs} at a time", highlight=False)
 
 
 def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
@@ -253,13 +289,25 @@ def _headline(summary: Summary) -> None:
     _wide().print(table)
 
 
-def _list(db: Path) -> None:
+def _list(db: Path, as_json: bool = False) -> None:
     from edgematch.bench.store import Store
 
     if not db.exists():
         raise UsageError(f"{db}: no results database yet (run `edgematch bench` first)")
     with Store(db) as store:
         sessions = store.sessions()
+        if as_json:
+            rows = []
+            for s in sessions:
+                c = Counter(r.category for r in store.runs(s.id))
+                rows.append({"session": s.id, "started": s.started, "finished": s.finished, "suite": s.suite.name,
+                             "source": s.source, "state": s.state, "planned": s.planned, "stored": s.done,
+                             "repeat": s.suite.repeat, "categories": {k: c[k] for k in _MARKS},
+                             "elapsed": round(s.elapsed, 3), "jobs": s.jobs, "commit": s.environment.get("commit"),
+                             "skipped": s.environment.get("skipped", {}),
+                             "unknown_fingerprints": store.unknown_fingerprints(s.id)})
+            sys.stdout.write(json.dumps({"database": str(db), "sessions": rows}, indent=2) + "\n")
+            return
         table = _table(f"bench sessions in {db}")
         for name in ("session", "started", "suite", "state", "runs", "correct", "wrong", "timeout", "error",
                      "benched", "jobs", "commit"):
