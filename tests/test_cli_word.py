@@ -112,7 +112,7 @@ def test_auto_takes_an_option_only_some_backends_take_and_refuses_one_none_takes
     assert code == 0 and data["count"] == 16 and data["options"]["order"] == "spiral"
     wrong = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "-O", "nosuch=1"])
     lines = wrong.output.strip().splitlines()
-    assert wrong.exit_code == 2 and len(lines) == 1 and "no backend takes option(s) nosuch" in lines[0]
+    assert wrong.exit_code == 2 and len(lines) == 1 and "unknown option(s) nosuch: no backend takes them" in lines[0]
     assert "amo" in lines[0]  # it lists what each backend does take
 
 

@@ -192,8 +192,8 @@ def _taker(task: Task, here: bool) -> str:
     asked = ", ".join(sorted(task.options)) or "none"
     known = "; ".join(f"{n}: {', '.join(backend_class(n).options) or 'none'}"
                       for n in dict.fromkeys(n.partition(":")[0] for n in names))
-    raise UsageError(f"no backend takes option(s) {asked} with {task.workers} worker(s) "
-                     f"(options per backend: {known})")
+    workers = f" with {task.workers} workers" if task.workers > 1 else ""
+    raise UsageError(f"unknown option(s) {asked}: no backend takes them{workers} (options per backend: {known})")
 
 
 def _takes_unloaded(name: str, task: Task) -> bool:
