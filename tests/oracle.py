@@ -55,3 +55,54 @@ def all_solutions(puzzle: Puzzle) -> Iterator[Solution]:
                 used[t] = False
 
     yield from place(0)
+
+
+def best_score(puzzle: Puzzle) -> int | None:
+    """The most fitting inner seams over every admissible board (each tile once in an allowed turn, hints
+    kept, the frame outward only and never inside), or None when there is none: plain enumeration, seams
+    scored as each cell is placed (its west and north seams), with only the bound "cannot beat the best
+    even if every remaining seam fits". Meant for boards of up to about 6 free cells, or framed 3x3."""
+    w, h = puzzle.width, puzzle.height
+    frame = puzzle.frame
+    hints = {c: (t, r) for c, t, r in puzzle.hints}
+    seams_after = [0] * (w * h + 1)  # seams scored at cells >= c
+    for c in range(w * h - 1, -1, -1):
+        row, col = divmod(c, w)
+        seams_after[c] = seams_after[c + 1] + (col > 0) + (row > 0)
+
+    def fits(a: int, b: int) -> bool:
+        return b == (-a if puzzle.rule == "signed" else a)
+
+    board: list[tuple[int, ...]] = []
+    used = [False] * len(puzzle.tiles)
+    best = [-1]
+
+    def place(cell: int, score: int) -> None:
+        if score + seams_after[cell] <= best[0]:
+            return
+        if cell == w * h:
+            best[0] = score
+            return
+        row, col = divmod(cell, w)
+        for t, tile in enumerate(puzzle.tiles):
+            if used[t]:
+                continue
+            for r in range(4 if puzzle.rotations else 1):
+                if cell in hints and hints[cell] != (t, r):
+                    continue
+                if cell not in hints and t in {ht for ht, _ in hints.values()}:
+                    continue
+                e = _turn(tile.edges, r)
+                if frame is not None:
+                    border = (row == 0, col == w - 1, row == h - 1, col == 0)
+                    if any((e[s] == frame) != border[s] for s in range(4)):
+                        continue
+                gain = (col > 0 and fits(board[cell - 1][1], e[3])) + (row > 0 and fits(board[cell - w][2], e[0]))
+                used[t] = True
+                board.append(e)
+                place(cell + 1, score + gain)
+                board.pop()
+                used[t] = False
+
+    place(0, 0)
+    return None if best[0] < 0 else best[0]

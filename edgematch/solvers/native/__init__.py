@@ -43,9 +43,11 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "unit", "seed")
-    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0"}
+    options = ("order", "symmetry", "unit", "seed", "start", "breaks")
+    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
+                "start": "0.45 (best)", "breaks": "positions/6 (best)"}
     variants = VARIANTS
+    questions = ("first", "all", "count", "best")
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -58,6 +60,15 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
+        best_only, never_best = {"start", "breaks"}, {"order", "symmetry"}
+        if task.question == "best" and task.options.keys() & never_best:
+            return f"native backend: {', '.join(sorted(task.options.keys() & never_best))} not used by best (row order)"
+        if task.question != "best" and task.options.keys() & best_only:
+            return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
+        if task.question == "best" and self.sub == "dfs":
+            return "native:dfs does not answer best (use native)"
+        if task.question == "best" and task.workers > 1:
+            return "native best runs in one process; for several cores use portfolio"
         if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
             return "native:dfs backend: unit and seed are options of the restarts (native, native:restarts)"
         if self.sub == "restarts" and task.question == "first" and task.workers > 1:
@@ -80,6 +91,12 @@ class NativeBackend(Backend):
         return tables, build, ensure_compiled()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
+        if task.question == "best":
+            from edgematch.solvers.native.best import run_best
+
+            result = run_best(puzzle, task, self.checked_options(task))
+            result.backend = self.full_name
+            return result
         from edgematch.solvers.native import parts
         from edgematch.solvers.native.kernels import selected as selected_kernel
         from edgematch.solvers.native.search import Search, drive, drive_restarts

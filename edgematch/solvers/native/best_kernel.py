@@ -1,0 +1,149 @@
+"""The compiled best-score loop (numba): depth-first search that lets seams mismatch, a few and late.
+
+The approach of the Eternity II record holders (Verhaard, Blackwood): fill the board row by row, trying at
+each cell first the candidates that fit both placed neighbours, then those that break one seam, then two;
+a *schedule* caps how many breaks the board may have after each position (none in the first rows, a
+growing number towards the end), and a *target* (one break fewer than the best board so far) turns the
+search into branch and bound. Every complete board it reaches is strictly better than the last.
+
+Candidates of each (cell class, key sides) combo are stored sorted by (key a label, key b label) and, via
+``bperm``, by (b, a). A position walks six phases over those ranges, cheapest first:
+0: a and b fit (0 breaks); 1, 2: a fits, b does not (1); 3: b fits, a does not (1); 4, 5: neither (2).
+Extra placed neighbours (hinted cells east or south) add their own breaks per candidate.
+
+Resumable like the counting loop (:mod:`edgematch.solvers.native.kernel`): all state lives in the caller's
+arrays; the loop returns after ``budget`` nodes, when it completes a better board (stored in ``best``), or
+when the tree is exhausted. ``flags[PRUNED]`` records whether the schedule (not the target) ever cut a
+branch: an exhausted tree with the flag clear proves the best board optimal.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+# state slots
+DEPTH, STARTED, TARGET = 0, 1, 2
+# flags slots
+PRUNED, NODES = 0, 1
+# return codes
+FINISHED, BUDGET, IMPROVED = 0, 1, 2
+PHASES = 6
+MIN_COST = (0, 1, 1, 1, 2, 2)
+
+
+@njit(cache=True, nogil=True)
+def _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e):
+    """[lo, hi) of phase ``ph`` at a position of combo ``k`` whose neighbours show key labels a, b."""
+    ka = k * width + a
+    kab = ka * width + b
+    if ph == 0:
+        return ab_s[kab], ab_e[kab]
+    if ph == 1:
+        return ra_s[ka], ab_s[kab]
+    if ph == 2:
+        return ab_e[kab], ra_e[ka]
+    if ph == 3:
+        kb = k * width + b
+        return rb_s[kb], rb_e[kb]
+    if ph == 4:
+        return cstart[k], ra_s[ka]
+    return ra_e[ka], cend[k]
+
+
+@njit(cache=True, nogil=True)
+def best_search(
+    key_a, key_b, combo, extra_n, extra_src, extra_side, order,
+    cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm,
+    cand_type, cand_edge, cand_la, cand_lb, width,
+    type_left, placed, sched, picks, phase, cur, end, brk, best, state, flags, budget,
+):
+    P = key_a.shape[0]
+    if state[STARTED] == 0:
+        state[STARTED] = 1
+        state[DEPTH] = 0
+        brk[0] = 0
+        phase[0] = -1
+        cur[0] = 0
+        end[0] = 0
+    d = state[DEPTH]
+    nodes = flags[NODES]
+    stop_at = nodes + budget
+    while True:
+        a = placed[key_a[d]]
+        b = placed[key_b[d]]
+        k = combo[d]
+        lim_t = state[TARGET] - brk[d]
+        lim_s = sched[d] - brk[d]
+        allowed = lim_t if lim_t < lim_s else lim_s
+        chosen = -1
+        cost = 0
+        lo = 0
+        hi = 0
+        while chosen < 0:
+            i = cur[d]
+            if i >= end[d]:
+                ph = phase[d] + 1
+                while ph < PHASES:
+                    lo, hi = _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e)
+                    if hi > lo:
+                        need = MIN_COST[ph]
+                        if need <= allowed:
+                            break
+                        if need <= lim_t:
+                            flags[PRUNED] = 1
+                    ph += 1
+                phase[d] = ph
+                if ph >= PHASES:
+                    break
+                cur[d] = lo
+                end[d] = hi
+                continue
+            cur[d] = i + 1
+            ph = phase[d]
+            c = bperm[i] if ph == 3 else i
+            if type_left[cand_type[c]] <= 0:
+                continue
+            if ph == 3 and cand_la[c] == a:
+                continue
+            if ph >= 4 and cand_lb[c] == b:
+                continue
+            cost = MIN_COST[ph]
+            for x in range(extra_n[d]):
+                if cand_edge[c, extra_side[d, x]] != placed[extra_src[d, x]]:
+                    cost += 1
+            if cost > allowed:
+                if cost <= lim_t:
+                    flags[PRUNED] = 1
+                continue
+            chosen = c
+        if chosen < 0:
+            if d == 0:
+                state[DEPTH] = 0
+                flags[NODES] = nodes
+                return FINISHED
+            d -= 1
+            type_left[cand_type[picks[d]]] += 1
+            continue
+        nodes += 1
+        picks[d] = chosen
+        if d == P - 1:
+            total = brk[d] + cost
+            for q in range(P):
+                best[q] = picks[q]
+            state[TARGET] = total - 1
+            state[DEPTH] = d
+            flags[NODES] = nodes
+            return IMPROVED
+        type_left[cand_type[chosen]] -= 1
+        cell = order[d] * 4
+        for s in range(4):
+            placed[cell + s] = cand_edge[chosen, s]
+        brk[d + 1] = brk[d] + cost
+        d += 1
+        phase[d] = -1
+        cur[d] = 0
+        end[d] = 0
+        if nodes >= stop_at:
+            state[DEPTH] = d
+            flags[NODES] = nodes
+            return BUDGET
