@@ -38,7 +38,7 @@ class Format:
 
 
 # detection tries content sniffers in this order: most specific first
-_MODULES = ("native", "jsonfmt", "arc", "racket", "hunde", "puz", "heule", "owen")
+_MODULES = ("native", "jsonfmt", "e2dev", "arc", "racket", "hunde", "puz", "heule", "owen")
 _registry: dict[str, Format] | None = None
 
 
@@ -69,9 +69,14 @@ def _detect(source: Source, path: str | Path | None, solution: bool) -> Format:
         if (f.read_solution if solution else f.read) is not None
     ]
     if suffix:
-        for fmt in candidates:
-            if suffix in (fmt.solution_extensions if solution else fmt.extensions):
-                return fmt
+        claimed = [f for f in candidates if suffix in (f.solution_extensions if solution else f.extensions)]
+        if len(claimed) > 1:  # formats sharing an extension (.json): the content decides, else the first
+            for fmt in claimed:
+                sniff = fmt.solution_sniff if solution else fmt.sniff
+                if sniff is not None and sniff(source):
+                    return fmt
+        if claimed:
+            return claimed[0]
     for fmt in candidates:
         sniff = fmt.solution_sniff if solution else fmt.sniff
         if sniff is not None and sniff(source):
