@@ -1,9 +1,14 @@
 """The report's plots, drawn with matplotlib and returned as SVG text to inline in the HTML page.
 
-- scaling: median PAR2 time against board size, one line per backend, one panel per family (log scale);
+- scaling: median time of the solved runs against board size, one line per backend, one panel per family (log
+  scale); a size where most runs were unsolved is an ``x`` on a band above the cutoff marked "unsolved", off
+  the line (never a point at a made-up time);
 - cactus: instances solved against time (each backend's solved times sorted; lower and further right is
   better), with the virtual best;
-- scatter: two backends' times per instance on log axes; unsolved runs sit on the 2 x cutoff line.
+- scatter: two backends' times per instance on log axes; a run unsolved by one backend sits in a shaded
+  "unsolved" strip past the cutoff with a hollow marker, apart from every measured time.
+Each backend keeps one colour and one marker in every plot: ten colours and seven markers pair up distinctly
+for 70 backends (the colour cycles by 10, the marker by 7), so 10+ backends stay told apart in grey too.
 Figures come from :class:`matplotlib.figure.Figure` directly (no pyplot state, no display needed).
 """
 
@@ -13,11 +18,15 @@ import io
 import statistics
 from typing import Any
 
-from edgematch.bench.summary import VIRTUAL_BEST, Summary, score
+from edgematch.bench.summary import VIRTUAL_BEST, Summary
 from edgematch.errors import MissingDependencyError
 
-# one colour per backend, stable within a report
-_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+# one colour and one marker per backend, stable within a report (Tableau 10, and markers that differ in outline)
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+            "#7f7f7f")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+UNSOLVED = "#b3261e"
+UNSOLVED_FACTOR = 3.0  # the unsolved strip sits at this many times the cutoff (above the 2 x cutoff PAR2 line)
 _STYLE = {"svg.fonttype": "none", "font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
           "font.family": "sans-serif"}
 
@@ -33,6 +42,13 @@ def _matplotlib() -> Any:
 def colours(summary: Summary) -> dict[str, str]:
     table = {b: _PALETTE[i % len(_PALETTE)] for i, b in enumerate(summary.backends)}
     table[VIRTUAL_BEST] = "#222222"
+    return table
+
+
+def markers(summary: Summary) -> dict[str, str]:
+    """A marker per backend; with :func:`colours`, the (colour, marker) pairs differ for up to 70 backends."""
+    table = {b: _MARKERS[i % len(_MARKERS)] for i, b in enumerate(summary.backends)}
+    table[VIRTUAL_BEST] = "."
     return table
 
 
@@ -53,7 +69,8 @@ def scaling(summary: Summary) -> str:
     """Median PAR2 time by board size per backend, a panel per family."""
     matplotlib = _matplotlib()
     families = list(dict.fromkeys(f for f, _ in summary.classes))
-    palette = colours(summary)
+    palette, shapes = colours(summary), markers(summary)
+    unsolved_at = UNSOLVED_FACTOR * summary.cutoff
     with matplotlib.rc_context(_STYLE):
         figure = _figure(min(4.2 * len(families), 13), 3.6)
         axes = figure.subplots(1, len(families), squeeze=False, sharey=True)[0]
@@ -61,21 +78,30 @@ def scaling(summary: Summary) -> str:
             sizes = [s for f, s in summary.classes if f == family]
             tiles = {r.size: r.tiles for r in summary.runs if r.family == family}
             for backend in summary.backends:
-                points = []
+                points, lost = [], []
                 for size in sizes:
                     runs = [r for r in summary.runs if (r.family, r.size, r.backend) == (family, size, backend)]
-                    if runs:
-                        points.append((tiles[size], statistics.median(score(r, summary.cutoff) for r in runs)))
+                    times = [r.time for r in runs if r.solved]
+                    if runs and 2 * len(times) > len(runs):  # most solved: the median is a measured time
+                        points.append((tiles[size], statistics.median(times)))
+                    elif runs:
+                        lost.append(tiles[size])
                 if points:
-                    ax.plot(*zip(*points, strict=True), marker="o", ms=4, lw=1.6, color=palette[backend],
+                    ax.plot(*zip(*points, strict=True), marker=shapes[backend], ms=4, lw=1.6, color=palette[backend],
                             label=backend)
+                if lost:
+                    ax.scatter(lost, [unsolved_at] * len(lost), marker="x", s=30, color=palette[backend],
+                               label=None if points else backend)
             ax.axhline(summary.cutoff, color="#999999", ls="--", lw=0.8)
+            ax.axhspan(summary.cutoff * 1.8, summary.cutoff * 5, color=UNSOLVED, alpha=0.06, lw=0)
+            ax.text(0.01, unsolved_at, "unsolved", color=UNSOLVED, fontsize=8, va="center",
+                    transform=ax.get_yaxis_transform())
             ax.set_yscale("log")
             ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 6 else 0)
             ax.set_title(family)
             ax.set_xlabel("board")
             ax.grid(True, which="major", axis="y", alpha=0.3)
-        axes[0].set_ylabel(f"median time, s (PAR2; cutoff {summary.cutoff:g} s dashed)")
+        axes[0].set_ylabel(f"median time of solved runs, s (cutoff {summary.cutoff:g} s dashed)")
         axes[-1].legend(loc="upper left", fontsize=8, frameon=False)
         return _svg(figure)
 
@@ -83,7 +109,7 @@ def scaling(summary: Summary) -> str:
 def cactus(summary: Summary) -> str:
     """Instances solved within a time, per backend and for the virtual best."""
     matplotlib = _matplotlib()
-    palette = colours(summary)
+    palette, shapes = colours(summary), markers(summary)
     with matplotlib.rc_context(_STYLE):
         figure = _figure(6.4, 4.0)
         ax = figure.subplots()
@@ -92,7 +118,8 @@ def cactus(summary: Summary) -> str:
             times = sorted(max(r.time, 1e-4) for r in runs if r.solved)
             if times:
                 ax.step(range(1, len(times) + 1), times, where="post", color=palette[backend], label=backend,
-                        lw=2.2 if backend == VIRTUAL_BEST else 1.6, ls=":" if backend == VIRTUAL_BEST else "-")
+                        lw=2.2 if backend == VIRTUAL_BEST else 1.6, ls=":" if backend == VIRTUAL_BEST else "-",
+                        marker=shapes[backend], ms=3.5, markevery=max(1, len(times) // 8))
         ax.axhline(summary.cutoff, color="#999999", ls="--", lw=0.8)
         ax.set_yscale("log")
         ax.set_xlabel("instances solved")
@@ -110,25 +137,37 @@ def scatter(summary: Summary, first: str, second: str) -> str:
     with matplotlib.rc_context(_STYLE):
         figure = _figure(5.0, 4.6)
         ax = figure.subplots()
-        low, high = 1e-3, 2 * summary.cutoff
+        low, cutoff = 1e-3, summary.cutoff
+        lost = UNSOLVED_FACTOR * cutoff  # the unsolved strip, apart from every measured time
+
+        def where(run: Any) -> float:
+            return max(run.time, 1e-3) if run.solved else lost
+
         for index, family in enumerate(families):
-            xs, ys = [], []
+            both, one = [], []
             for key in summary.instances():
                 a, b = summary.run(key, first), summary.run(key, second)
                 if a and b and a.family == family:
-                    xs.append(max(score(a, summary.cutoff), low))
-                    ys.append(max(score(b, summary.cutoff), low))
-            if xs:
-                ax.scatter(xs, ys, s=22, alpha=0.75, color=_PALETTE[index % len(_PALETTE)], label=family)
-                low = min(low, *xs, *ys)
-        ax.plot([low, high], [low, high], color="#777777", lw=0.8)
+                    (both if a.solved and b.solved else one).append((where(a), where(b)))
+            colour, shape = _PALETTE[index % len(_PALETTE)], _MARKERS[index % len(_MARKERS)]
+            if both:
+                ax.scatter(*zip(*both, strict=True), s=22, alpha=0.75, color=colour, marker=shape, label=family)
+            if one:
+                ax.scatter(*zip(*one, strict=True), s=30, facecolors="none", edgecolors=colour, marker=shape,
+                           label=None if both else family)
+            low = min(low, *(v for point in both + one for v in point))
+        ax.plot([low, cutoff], [low, cutoff], color="#777777", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlim(low / 1.5, high * 1.5)
-        ax.set_ylim(low / 1.5, high * 1.5)
+        ax.set_xlim(low / 1.5, lost * 1.6)
+        ax.set_ylim(low / 1.5, lost * 1.6)
+        for span in (ax.axvspan, ax.axhspan):
+            span(cutoff * 1.5, lost * 1.6, color=UNSOLVED, alpha=0.07, lw=0)
+        ax.text(lost, low, "unsolved", color=UNSOLVED, fontsize=8, rotation=90, ha="center", va="bottom")
+        ax.text(low, lost, "unsolved", color=UNSOLVED, fontsize=8, ha="left", va="center")
         ax.set_xlabel(f"{first}, s")
         ax.set_ylabel(f"{second}, s")
-        ax.set_title(f"{first} vs {second} (unsolved at 2 x cutoff)")
+        ax.set_title(f"{first} vs {second} (hollow: one left it unsolved)")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8, frameon=False)
         return _svg(figure)

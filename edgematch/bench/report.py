@@ -8,13 +8,14 @@ Both open with correctness (wrong answers first, then errors), then the headline
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from edgematch.bench import plots
 from edgematch.bench.store import Store
-from edgematch.bench.summary import VIRTUAL_BEST, Stats, Summary, summarise
+from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
 from edgematch.errors import FormatError, MissingDependencyError, UsageError
 from edgematch.formats.source import save
 
@@ -50,16 +51,58 @@ def pair(summary: Summary, wanted: tuple[str, str] | None = None) -> tuple[str, 
     return (ranked[0], ranked[1]) if len(ranked) > 1 else None
 
 
+def mib(value: float | None) -> str:
+    """A memory figure for people: 57 MiB, 1.2 GiB."""
+    if value is None:
+        return "–"
+    return f"{value / 1024:.1f} GiB" if value >= 1024 else f"{value:.0f} MiB"
+
+
+def loads(environment: dict[str, Any]) -> list[float]:
+    """Every 1-minute load average the session recorded (at the start, and before and after each stretch)."""
+    found = [environment.get("load_before")]
+    for stretch in environment.get("stretches") or []:
+        found += [stretch.get("load_before"), stretch.get("load_after")]
+    return [load[0] for load in found if load]
+
+
 def notes(summary: Summary) -> list[str]:
     """Caveats a reader must see next to the figures."""
     session, out = summary.session, []
+    env = session.environment
+    cores = env.get("usable_cores") or env.get("cores")
     if session.jobs > 1:
-        out.append(f"Runs went {session.jobs} at a time on {session.environment.get('cores')} cores: "
+        out.append(f"Runs went {session.jobs} at a time on {env.get('cores')} cores: "
                    "their timings interfere (memory bandwidth, caches, turbo); compare with care.")
+    busiest = max(loads(env), default=None)
+    if cores and busiest is not None and busiest > cores:
+        out.append(f"The machine was busy: load average {busiest:g} against {cores} cores while benching. Other "
+                   "processes took CPU from the runs, so wall times are inflated; compare CPU times, or bench again "
+                   "on a quiet machine.")
+    for backend, why in (env.get("skipped") or {}).items():
+        out.append(f"Skipped {backend}: {why}.")
     if summary.missing:
-        out.append(f"Incomplete session: {len(summary.runs)} of {session.planned} runs stored "
+        out.append(f"Incomplete session: {len(summary.every)} of {session.planned} runs stored "
                    f"(state {session.state}); `edgematch bench --resume` finishes it.")
+    unknown = sum(1 for r in summary.every if not r.fingerprint)
+    if unknown:
+        out.append(f"{unknown} runs were stored before puzzles had fingerprints: which puzzle they solved is known "
+                   "by name only.")
+    if summary.repeats == 1:
+        out.append("One run per cell: no spread is known, so a time differing by less than "
+                   f"{NOISE_SHARE:.0%} is not marked faster. `edgematch bench --repeat 3` measures the spread.")
     return out
+
+
+def spread_text(summary: Summary, instance: str, backend: str) -> str:
+    """``min–max (n runs)`` for a cell with repeats, else ""."""
+    sp = summary.spread_of(instance, backend)
+    if sp is None or sp.runs < 2:
+        return ""
+    solved = f"{sp.solved}/{sp.runs} solved, " if sp.solved < sp.runs else ""
+    if sp.min is None:
+        return f"{solved}{sp.runs} runs".strip(", ")
+    return f"{solved}{seconds(sp.min)}–{seconds(sp.max)}"
 
 
 CHOOSERS = ("Totals are PAR2 seconds summed over the runs (unsolved at twice the cutoff). The virtual best takes "
@@ -96,7 +139,8 @@ def markdown(summary: Summary) -> str:
     lines = [f"# edgematch bench: session {s.id}, suite `{s.suite.name}`", ""]
     if s.suite.description:
         lines += [s.suite.description, ""]
-    lines += [f"Started {s.started}; {len(summary.runs)} runs of {s.planned} planned; benching took "
+    repeats = f", each cell {s.suite.repeat} times" if s.suite.repeat > 1 else ""
+    lines += [f"Started {s.started}; {len(summary.every)} runs of {s.planned} planned{repeats}; benching took "
               f"{seconds(s.elapsed)}; task `{s.suite.task}`, cutoff {cutoff:g} s per run.", ""]
     lines += [f"> {n}" for n in notes(summary)] + ([""] if notes(summary) else [])
     lines += ["## Correctness", ""]
@@ -112,14 +156,18 @@ def markdown(summary: Summary) -> str:
         lines += [f"- `{r.instance}` {r.backend} ({r.termination}): {r.message}" for r in summary.errors]
     lines += ["", "## Headline", "",
               f"PAR2: mean seconds per run, an unsolved run counting {2 * cutoff:g} s (twice the cutoff). "
-              "Times are the backend call in its own process (no start-up or imports).", "",
-              "| backend | solved | PAR2 (s) | median | max | fastest on | timeouts | errors | wrong |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              f"{TIMES}", "",
+              "| backend | solved | PAR2 (s) | median | max | median CPU | peak RSS | fastest on | timeouts | errors "
+              "| wrong |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for backend, st, fastest in headline_rows(summary):
         c = st.categories
         lines.append(f"| {backend} | {st.solved}/{st.total} | {st.par2:.3f} | {seconds(st.median)} | "
-                     f"{seconds(st.max)} | {fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | "
-                     f"{c['error']} | {c['wrong']} |")
+                     f"{seconds(st.max)} | {seconds(st.cpu)} | {mib(st.rss)} | "
+                     f"{fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | {c['error']} | {c['wrong']} |")
+    chosen = choices(summary)
+    if chosen:
+        lines += ["", "## What the choosers ran", "", "| backend | ran | instances |", "|---|---|---:|"]
+        lines += [f"| {backend} | {ran} | {n} |" for backend, ran, n in chosen]
     against = summary.against()
     if against:
         lines += ["", "## Choosers against the best", "", CHOOSERS, "",
@@ -145,20 +193,35 @@ def markdown(summary: Summary) -> str:
             if st:
                 lines.append(f"| {family} | {size} | {backend} | {st.solved}/{st.total} | {seconds(st.median)} | "
                              f"{seconds(st.max)} | {st.par2:.3f} |")
-    lines += ["", "## Runs", "", "| instance | backend | category | status | time | wall | count | note |",
-              "|---|---|---|---|---:|---:|---:|---|"]
-    for r in summary.runs:
+    lines += ["", "## Runs", "", "| instance | backend | # | category | status | time | CPU | wall | peak RSS | "
+              "count | ran | note |", "|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|"]
+    for r in summary.every:
         count = "" if r.count is None else f"{r.count}" + ("" if r.distinct is None else f" / {r.distinct}")
         count += " ✓" if count and r.status == "solved" and (r.instance, r.task) in summary.confirmed else ""
-        lines.append(f"| {r.instance} | {r.backend} | {r.category} | {r.status} | {seconds(r.time)} | "
-                     f"{seconds(r.wall)} | {count} | {r.message.replace('|', '/')} |")
+        lines.append(f"| {r.instance} | {r.backend} | {r.repeat + 1} | {r.category} | {r.status} | "
+                     f"{seconds(r.time)} | {seconds(r.cpu)} | {seconds(r.wall)} | {mib(r.peak_rss_mb)} | {count} | "
+                     f"{r.ran} | {r.message.replace('|', '/')} |")
     lines += ["", "## Environment", ""] + [f"- {k}: {v}" for k, v in environment_rows(summary)]
     return "\n".join(lines) + "\n"
+
+
+TIMES = ("Times are the backend call in its own process (no start-up or imports); CPU is user + system time of "
+         "the run's processes over the same call (above the time: several cores busy); peak RSS is the most resident "
+         "memory the run's processes held together, the harness's loaded libraries included (runs are forked "
+         "from it). With repeats, each cell's time is the median of its runs.")
+
+
+def choices(summary: Summary) -> list[tuple[str, str, int]]:
+    """(meta backend, what it ran, on how many instances), from every stored run."""
+    counted = Counter((r.backend, r.ran) for r in summary.every if r.ran)
+    return [(backend, ran, n) for (backend, ran), n in sorted(counted.items(), key=lambda x: (x[0][0], -x[1]))]
 
 
 def environment_rows(summary: Summary) -> list[tuple[str, str]]:
     env = summary.session.environment
     rows = [("CPU", f"{env.get('cpu')} ({env.get('cores')} cores, {env.get('usable_cores')} usable)"),
+            ("frequency governor", str(env.get("governor") or "not readable")),
+            ("load average (1 min)", ", ".join(f"{x:g}" for x in loads(env)) or "not recorded"),
             ("memory", f"{env.get('memory_gb')} GiB"), ("OS", str(env.get("os"))),
             ("Python", f"{env.get('python')} ({env.get('implementation')})")]
     rows += [(name, str(version or "not installed")) for name, version in (env.get("packages") or {}).items()]
@@ -192,7 +255,8 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
                                "scatter": plots.scatter(summary, *chosen) if chosen else None}
     return environment.get_template("report.html.j2").render(
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
-        figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat,
+        figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat, mib=mib,
+        spread_text=spread_text, choices=choices(summary), TIMES=TIMES,
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
         per_family=summary.per_family(), PER_FAMILY=PER_FAMILY,
         CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary),

@@ -5,6 +5,12 @@ its *time* is the backend call measured in the run's own process (no start-up, n
 unsolved run at twice the cutoff (the suite's timeout) and reports the mean over runs. The *virtual best*
 takes, per instance, the fastest solved run of any single backend (not auto or a portfolio): what a perfect
 chooser would get.
+
+Repeats (``--repeat N``): a *cell* is one (instance, backend, task); its N runs collapse into one run for
+every figure (:func:`cells`): the run of median PAR2 score, its time the median of the cell's times when all
+were solved. :class:`Spread` keeps the min, median and max beside it, and :meth:`Summary.clear_best` names
+the fastest backend on an instance only when it beats every other outside the spread. Correctness (wrong
+answers, errors, confirmations) is read from every run, never from the collapsed cells.
 """
 
 from __future__ import annotations
@@ -21,9 +27,33 @@ from edgematch.solvers.base import is_meta
 VIRTUAL_BEST = "virtual best"
 
 
+NOISE_SECONDS = 0.005  # below this a gap between two runs is timer and scheduling noise
+NOISE_SHARE = 0.20  # with one run per cell (no spread known), a gap must also be this share of the time
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A cell's runs (``--repeat``): how many, how many solved, and the min / median / max time of the solved
+    ones (``None`` when none was), the median CPU seconds and the largest peak resident memory (MiB)."""
+
+    runs: int
+    solved: int
+    min: float | None
+    median: float | None
+    max: float | None
+    cpu: float | None
+    rss: float | None
+
+    @property
+    def width(self) -> float | None:
+        """max - min of the solved runs' times (0 with one run: unknown, not none)."""
+        return None if self.min is None or self.max is None else self.max - self.min
+
+
 @dataclass(frozen=True)
 class Stats:
-    """Figures over a group of runs (times in seconds; ``None`` when nothing was solved)."""
+    """Figures over a group of runs (times in seconds; ``None`` when nothing was solved; ``cpu``: the median
+    CPU seconds of the solved runs; ``rss``: the largest peak resident memory, MiB)."""
 
     total: int
     solved: int
@@ -32,6 +62,8 @@ class Stats:
     par2: float
     total_time: float
     categories: Counter
+    cpu: float | None = None
+    rss: float | None = None
 
     @property
     def all_solved(self) -> bool:
@@ -45,12 +77,46 @@ def score(run: RunRecord, cutoff: float) -> float:
 
 def stats(runs: list[RunRecord], cutoff: float) -> Stats:
     times = [r.time for r in runs if r.solved]
+    cpus = [r.cpu for r in runs if r.solved and r.cpu is not None]
+    rss = [r.peak_rss_mb for r in runs if r.peak_rss_mb is not None]
     return Stats(
         total=len(runs), solved=len(times),
         median=statistics.median(times) if times else None, max=max(times) if times else None,
         par2=statistics.fmean(score(r, cutoff) for r in runs) if runs else 0.0,
         total_time=sum(score(r, cutoff) for r in runs), categories=Counter(r.category for r in runs),
+        cpu=statistics.median(cpus) if cpus else None, rss=max(rss) if rss else None,
     )
+
+
+def spread(runs: list[RunRecord]) -> Spread:
+    """The min / median / max of a cell's runs (see :class:`Spread`)."""
+    times = sorted(r.time for r in runs if r.solved)
+    cpus = [r.cpu for r in runs if r.solved and r.cpu is not None]
+    rss = [r.peak_rss_mb for r in runs if r.peak_rss_mb is not None]
+    return Spread(len(runs), len(times), times[0] if times else None, statistics.median(times) if times else None,
+                  times[-1] if times else None, statistics.median(cpus) if cpus else None, max(rss) if rss else None)
+
+
+def cells(runs: list[RunRecord], cutoff: float) -> tuple[list[RunRecord], dict[tuple[str, str, str], Spread]]:
+    """One run per cell (instance, backend, task) in first-stored order, and each cell's spread. A cell with a
+    wrong run is that run (a wrong answer is never outvoted); else the run of median PAR2 score (the lower
+    middle for an even count), its time the median of the times when every run was solved."""
+    groups: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+    for run in runs:
+        groups[run.instance, run.backend, run.task].append(run)
+    out, spreads = [], {}
+    for key, group in groups.items():
+        spreads[key] = spread(group)
+        wrong = [r for r in group if r.category == "wrong"]
+        if wrong:
+            out.append(wrong[0])
+            continue
+        ranked = sorted(group, key=lambda r: (score(r, cutoff), r.repeat))
+        pick = ranked[(len(ranked) - 1) // 2]
+        if len(group) > 1 and all(r.solved for r in group):
+            pick = replace(pick, time=statistics.median(r.time for r in group))
+        out.append(pick)
+    return out, spreads
 
 
 def virtual_best(runs: list[RunRecord]) -> list[RunRecord]:
@@ -136,11 +202,13 @@ class Summary:
     by_class: dict[tuple[str, str, str], Stats]          # (family, size, backend) -> stats
     best: list[RunRecord]                                # the virtual best runs
     confirmed: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (instance, task) -> families agreeing
+    every: list[RunRecord] = field(default_factory=list)  # every stored run (``runs``: one per cell)
+    spreads: dict[tuple[str, str, str], Spread] = field(default_factory=dict)  # (instance, backend, task) -> spread
 
     @property
     def to_confirm(self) -> set[tuple[str, str]]:
         """(instance, task) pairs whose answer needs a second opinion: a complete count, or "no solution"."""
-        return {(r.instance, r.task) for r in self.runs if r.category == "correct" and not is_meta(r.backend)
+        return {(r.instance, r.task) for r in self.every if r.category == "correct" and not is_meta(r.backend)
                 and (r.status == "unsat" or r.task == "count" and r.status == "solved")}
 
     @property
@@ -150,20 +218,20 @@ class Summary:
 
     @property
     def wrong(self) -> list[RunRecord]:
-        return [r for r in self.runs if r.category == "wrong"]
+        return [r for r in self.every if r.category == "wrong"]
 
     @property
     def errors(self) -> list[RunRecord]:
-        return [r for r in self.runs if r.category == "error"]
+        return [r for r in self.every if r.category == "error"]
 
     @property
     def checked(self) -> int:
         """Runs whose solution went through the checker."""
-        return sum(1 for r in self.runs if r.status == "solved" and r.termination == "done")
+        return sum(1 for r in self.every if r.status == "solved" and r.termination == "done")
 
     @property
     def missing(self) -> int:
-        return max(0, self.session.planned - len(self.runs))
+        return max(0, self.session.planned - len(self.every))
 
     def against(self) -> list[Against]:
         """For each meta backend that ran every instance: its total against the virtual best's, and the
@@ -212,12 +280,44 @@ class Summary:
     def run(self, instance: str, backend: str) -> RunRecord | None:
         return self._index.get((instance, backend))
 
+    def spread_of(self, instance: str, backend: str) -> Spread | None:
+        run = self.run(instance, backend)
+        return None if run is None else self.spreads.get((instance, backend, run.task))
+
+    def clear_best(self, instance: str) -> str | None:
+        """The backend fastest on ``instance`` by more than noise, else None (nothing is bolded): its slowest
+        run beats every other backend's fastest (unsolved counts as never), by more than ``NOISE_SECONDS``
+        and, where a backend has a single run (its spread unknown), by ``NOISE_SHARE`` of its time too."""
+        solved = []
+        for backend in self.backends:
+            run, sp = self.run(instance, backend), self.spread_of(instance, backend)
+            if run is not None and run.solved:
+                low, high = (sp.min, sp.max) if sp and sp.min is not None else (run.time, run.time)
+                solved.append((run.time, backend, low, high, sp.runs if sp else 1))
+        if not solved:
+            return None
+        solved.sort()
+        _, best, _, high, runs = solved[0]
+        for _, _, low, _, other_runs in solved[1:]:
+            gap = low - high
+            if gap <= NOISE_SECONDS or (min(runs, other_runs) < 2 and gap <= NOISE_SHARE * high):
+                return None
+        return best
+
+    @property
+    def repeats(self) -> int:
+        """The most runs any cell has (1 without ``--repeat``)."""
+        return max((sp.runs for sp in self.spreads.values()), default=1)
+
     def __post_init__(self) -> None:
+        self.every = self.every or list(self.runs)
         self._index = {(r.instance, r.backend): r for r in (*self.runs, *self.best)}
 
 
-def summarise(session: Session, runs: list[RunRecord]) -> Summary:
+def summarise(session: Session, every: list[RunRecord]) -> Summary:
+    """The figures of a session from its stored runs (repeats collapsed into cells, see :func:`cells`)."""
     cutoff = session.suite.timeout
+    runs, spreads = cells(every, cutoff)
     ran = {r.backend for r in runs}  # a backend with no stored run yet (a stopped session) has no figures
     backends = [b for b in dict.fromkeys([*session.suite.backends, *(r.backend for r in runs)]) if b in ran]
     best = virtual_best(runs)
@@ -236,4 +336,5 @@ def summarise(session: Session, runs: list[RunRecord]) -> Summary:
     by_class = {key: stats(group, cutoff) for key, group in groups.items()}
     from edgematch.bench.agreement import confirmations
 
-    return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best, confirmations(runs))
+    return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best, confirmations(every),
+                   every, spreads)
