@@ -24,7 +24,7 @@ from typing import Any
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
-from edgematch.bench.summary import FamilyRatio, family_ratio, score
+from edgematch.bench.summary import FamilyRatio, cells, family_ratio, score
 from edgematch.errors import UsageError
 from edgematch.solvers.base import is_meta
 from edgematch.solvers.confirm import family
@@ -175,8 +175,25 @@ def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | 
 
 
 def load_sessions(store: Store, session_ids: list[int]) -> list[tuple[Session, list[RunRecord]]]:
-    """The sessions and their runs, read once for the policy and its per-family figures."""
-    return [(store.session(i), store.runs(i)) for i in session_ids]
+    """The sessions and their runs (repeats collapsed to each cell's median run), read once for the policy and
+    its per-family figures. The rules pool runs by instance name across sessions, so sessions in which one
+    name stands for different puzzles (their fingerprints differ) are refused: pooling them would score one
+    puzzle's times against another's."""
+    sessions = []
+    seen: dict[str, tuple[str, int]] = {}
+    for number in session_ids:
+        session = store.session(number)
+        runs = cells(store.runs(number), session.suite.timeout)[0]
+        for run in runs:
+            if not run.fingerprint:
+                continue
+            first = seen.setdefault(run.instance, (run.fingerprint, number))
+            if first[0] != run.fingerprint:
+                raise UsageError(f"sessions {first[1]} and {number} hold different puzzles under the name "
+                                 f"{run.instance} (fingerprints {first[0]} and {run.fingerprint}): derive the "
+                                 "policy from sessions of one suite version")
+        sessions.append((session, runs))
+    return sessions
 
 
 def policy_text(sessions: list[tuple[Session, list[RunRecord]]], database: str, where: str = "") -> str:

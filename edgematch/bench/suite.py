@@ -110,7 +110,11 @@ class Instance:
         return read_puzzle(self.path)
 
     def fingerprint(self) -> str:
-        """The puzzle's identity by content (:func:`fingerprint`): what runs are matched on, never the name."""
+        """The puzzle's identity by content (:func:`fingerprint`): what runs are matched on, never the name.
+        A generated puzzle's is kept (its spec makes the same puzzle in this process); a file's is read anew,
+        since the file may change."""
+        if self.spec is None:
+            return fingerprint(self.puzzle())
         if self not in _fingerprints:
             _fingerprints[self] = fingerprint(self.puzzle())
         return _fingerprints[self]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -218,7 +219,7 @@ def bench(
 def _skipped(skipped: dict[str, str]) -> None:
     """Name each backend left out because its library is missing here, with the extra that brings it."""
     for backend, why in skipped.items():
-        err.print(f"[yellow]skipped[/] {backend}: {why}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]skipped[/] {escape(backend)}: {escape(why)}", highlight=False, soft_wrap=True)
 
 
 def _check_jobs(jobs: int) -> None:
@@ -236,7 +237,7 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
     out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
               f"puzzle{'s' if len(suite.instances) != 1 else ''} x {len(suite.backends)} "
               f"backend{'s' if len(suite.backends) != 1 else ''}{times} = {runs} runs, task {suite.task}, "
-              f"cutoff {suite.timeout:g} s, {jobs} at a time", highlight=False)
+              f"cutoff {suite.timeout:g} s, {jobs} at a time", highlight=False, soft_wrap=True)
 
 
 def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
@@ -357,9 +358,13 @@ def compare(
     = 1.1,
     min_time: Annotated[float, typer.Option(help="Ignore time moves where both runs took less than this, s.")]
     = 0.01,
+    apart: Annotated[bool, typer.Option("--apart", help="When an instance name stands for different puzzles in "
+                                        "the two sessions, list those apart and compare the rest (default: "
+                                        "refuse).")] = False,
     db: DbOpt = DEFAULT_DB,
 ) -> None:
-    """What moved between two sessions: slower or faster by more than --factor, or a changed category."""
+    """What moved between two sessions: slower or faster by more than --factor, or a changed category. Runs
+    are matched by their puzzle's content (fingerprint), never by name alone."""
     from edgematch.bench.compare import compare as compared
     from edgematch.bench.report import seconds
     from edgematch.bench.store import Store
@@ -368,7 +373,13 @@ def compare(
         _existing(db)
         with Store(db) as store:
             a, b = store.session(before), store.session(after)
-            result = compared(store.runs(a.id), store.runs(b.id), factor, min_time)
+            result = compared(store.runs(a.id), store.runs(b.id), factor, min_time, a.suite.timeout)
+        if result.different and not apart:
+            shown = ", ".join(f"{d.instance} ({d.before} / {d.after})" for d in result.different[:3])
+            more = f" and {len(result.different) - 3} more" if len(result.different) > 3 else ""
+            raise UsageError(f"sessions {a.id} and {b.id} hold different puzzles under the same name: {shown}{more} "
+                             "(fingerprints differ: another generator version or file); their times are not "
+                             "comparable. Add --apart to compare the rest and list these separately")
         table = _table(f"session {a.id} -> {b.id}: {len(result.changes)} of {result.matched} matched runs moved "
                        f"(factor {factor:g}, times under {min_time:g} s ignored)")
         for name in ("instance", "backend", "change", f"session {a.id}", f"session {b.id}", "ratio"):
@@ -383,6 +394,15 @@ def compare(
         if result.only_before or result.only_after:
             out.print(f"unmatched: {result.only_before} runs only in session {a.id}, "
                       f"{result.only_after} only in session {b.id}")
+        if result.different:
+            out.print(f"not compared: {len(result.different)} instance names stand for different puzzles in the two "
+                      "sessions:", highlight=False)
+            for d in result.different:
+                out.print(f"  {d.instance}: {d.before} in session {a.id}, {d.after} in session {b.id}",
+                          highlight=False)
+        if result.by_name_only:
+            out.print(f"[yellow]note[/]: {result.by_name_only} matched runs were stored before puzzle fingerprints "
+                      "and are matched by name only (their puzzles may differ)", highlight=False)
 
 
 @app.command()
