@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from edgematch.core.checker import check
 from edgematch.core.model import Hint, Placement, Puzzle, Solution, Tile, rotate_edges
-from edgematch.errors import FormatError, UsageError
+from edgematch.errors import FormatError, PuzzleError, UsageError
 from edgematch.formats import Format
 from edgematch.formats.jsonfmt import MAX_DEPTH, _show, _too_deep
 from edgematch.formats.numeric import numeric_frame, refusal
@@ -203,7 +203,10 @@ def read(source: Source) -> Puzzle:
             got = f"{len(piece)}" if isinstance(piece, list) else _show(piece)
             raise doc.error(at, f"expected 4 colours (up right down left), got {got}")
         edges = tuple(doc.integer((*at, i), c, 0, None, "a colour (0 = rim)") for i, c in enumerate(piece))
-        tiles.append(Tile(edges))  # type: ignore[arg-type]
+        try:
+            tiles.append(Tile(edges))  # type: ignore[arg-type]
+        except PuzzleError as exc:
+            raise doc.error(at, str(exc)) from None
     if len(tiles) != cells:
         raise doc.error(("pieces",), f"a {width}x{height} board needs {cells} pieces, got {len(tiles)}")
     hints = []
@@ -462,9 +465,10 @@ def _check_edges(doc: _Doc, puzzle: Puzzle, solution: Solution) -> None:
 
 
 def _sniff(source: Source) -> bool:
+    """A JSON object with the site's keys (``pieces``, ``hints`` or ``numColors``) and not our own tag."""
     text = source.text
-    return (text.lstrip().startswith("{") and re.search(r'"pieces"\s*:', text) is not None
-            and re.search(r'"width"\s*:', text) is not None and re.search(r'"edgematch"\s*:', text) is None)
+    return (text.lstrip().startswith("{") and re.search(r'"(pieces|hints|numColors)"\s*:', text) is not None
+            and re.search(r'"edgematch"\s*:', text) is None)
 
 
 def _solution_sniff(source: Source) -> bool:
