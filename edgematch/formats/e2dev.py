@@ -28,6 +28,8 @@ The conventions, as the site's own code defines them (github.com/raphael-anjou/e
   piece number; the viewer link is ``https://eternity2.dev/viewer?puzzle=NAME&puzzle_size=N&board_edges=
   ...&board_pieces=...`` ("the viewer also accepts board_w/board_h"), and the older one
   ``https://e2.bucas.name/#puzzle=NAME&board_w=W&board_h=H&board_edges=...`` (``board_pieces`` too).
+- ``board_hash`` is ``Board::hash`` of ``research/experiments/common/crates/e2-core/src/board.rs``: FNV-1a
+  over each cell's piece (u16, little-endian) and rotation (one byte).
 - The site's published boards agree: in ``variant_09.json`` the corner pins (pos 0, piece [0,0,2,3], rot 3)
   and (pos 240, piece [0,0,3,2], rot 2) show the rim outward only when turned clockwise; the board
   document of that puzzle has cell 0 = code 11 (piece 2, rot 3) drawn as ``acda``. The tests check these.
@@ -65,7 +67,7 @@ BYTE = 255  # the site stores width, height, colours and rotations as bytes
 MAX_PIECES = 65535  # ... and piece ids and positions as 16-bit numbers
 MAX_VIEWER_COLOUR = 22  # the viewers draw the grey rim and Eternity II's 22 motifs ('a'..'w'); more is clamped
 MAX_VIEWER_PIECES = 999  # board_pieces has three digits per cell
-Path = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]  # keys and indexes down to one element
 
 
 # ---------------------------------------------------------------- JSON with lines
@@ -88,11 +90,11 @@ def _load(source: Source) -> Any:
         raise source.error("invalid JSON: number too long", line) from None
 
 
-def _value_starts(text: str) -> dict[Path, int]:
+def _value_starts(text: str) -> dict[JsonPath, int]:
     """Where each value of the (valid) JSON ``text`` starts, by path: ``("pieces", 17)`` -> offset.
 
     Only run when there is an error to place, so a large file pays nothing on the good path."""
-    starts: dict[Path, int] = {}
+    starts: dict[JsonPath, int] = {}
     n = len(text)
 
     def space(i: int) -> int:
@@ -106,7 +108,7 @@ def _value_starts(text: str) -> dict[Path, int]:
             i += 2 if text[i] == "\\" else 1
         return i + 1
 
-    def value(i: int, path: Path) -> int:
+    def value(i: int, path: JsonPath) -> int:
         i = space(i)
         starts[path] = i
         opener = text[i]
@@ -143,9 +145,9 @@ class _Doc:
         if not isinstance(data, dict):
             raise source.error(f"expected a JSON object (an eternity2.dev {kind}), got {_show(data)}", 1)
         self.source, self.data = source, data
-        self._starts: dict[Path, int] | None = None
+        self._starts: dict[JsonPath, int] | None = None
 
-    def line(self, path: Path) -> int:
+    def line(self, path: JsonPath) -> int:
         """The line of the element at ``path`` (or of its nearest enclosing element)."""
         if self._starts is None:
             self._starts = _value_starts(self.source.text)
@@ -154,7 +156,7 @@ class _Doc:
         offset = self._starts.get(path, 0)
         return self.source.text.count("\n", 0, offset) + 1
 
-    def error(self, path: Path, message: str) -> FormatError:
+    def error(self, path: JsonPath, message: str) -> FormatError:
         return self.source.error(f"{_name(path)}: {message}" if path else message, self.line(path))
 
     def get(self, key: str, default: Any = ...) -> Any:
@@ -164,7 +166,7 @@ class _Doc:
             return default
         return self.data[key]
 
-    def integer(self, path: Path, value: Any, low: int, high: int | None, what: str) -> int:
+    def integer(self, path: JsonPath, value: Any, low: int, high: int | None, what: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(path, f"{what} must be an integer, got {_show(value)}")
         if value < low or (high is not None and value > high):
@@ -172,13 +174,13 @@ class _Doc:
             raise self.error(path, f"{what} must be {span}, got {value}")
         return value
 
-    def array(self, path: Path, value: Any) -> list[Any]:
+    def array(self, path: JsonPath, value: Any) -> list[Any]:
         if not isinstance(value, list):
             raise self.error(path, f"expected an array, got {_show(value)}")
         return value
 
 
-def _name(path: Path) -> str:
+def _name(path: JsonPath) -> str:
     """``("hints", 2, "rot")`` as ``hints[2].rot``."""
     out = ""
     for part in path:
