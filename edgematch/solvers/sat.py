@@ -8,6 +8,20 @@ it is found; the parent kills the child at the limit, which counts from the star
 large CNF takes seconds). This holds for every solver, including those that ignore PySAT's ``interrupt()``
 (MEASURED.md: cadical195 and cadical300 did not stop within 60 s, and lingeling refuses a limited solve), and
 nothing already found is lost. Ctrl-C stops the child the same way (message ``interrupted``).
+
+``best`` (the best-score question) solves :mod:`~edgematch.encodings.cnf_best`: hard clauses for an
+admissible board, a soft unit per seam-fits literal, in one of two ways (option ``maxsat``):
+- ``linear`` (the default): SAT-UNSAT search. Solve the hard clauses, then demand strictly more fitting
+  seams than the board just found (an incremental totalizer over the fit literals, ``pysat.card.ITotalizer``,
+  tightened by one unit clause per step) and solve again, until UNSAT proves the last board optimal. Anytime:
+  every better board is streamed to the parent as it is found.
+- ``rc2``: PySAT's core-guided MaxSAT solver RC2 (``pysat.examples.rc2``, adapt + exhaust + minz). One
+  plain SAT call first streams a board, so a time limit still returns one; RC2 itself reports only the
+  optimum at the end.
+Both end SOLVED (proven optimal) when they finish. Measured (``benchmarks/best_cpsat_sat.py``,
+glucose4, one core, 60 s): see the table at the end of this docstring.
+Options ``symmetry`` and ``amo`` apply to ``best``; ``one_to_one``, ``forbidden``, ``support`` and ``proof``
+shape seam clauses the best-score CNF does not have, and are refused for it.
 """
 
 from __future__ import annotations
@@ -20,12 +34,15 @@ from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode
-from edgematch.errors import UsageError
+from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 from edgematch.solvers.boards import counted, expanded
+from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
 from edgematch.solvers.processes import ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
+MAXSAT = ("linear", "rc2")  # the best-score searches; the first is the default
+BEST_OPTIONS = ("symmetry", "amo", "maxsat")  # the options that shape the best-score search
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
            "maplecm", "lingeling", "mergesat3", "minicard")
@@ -41,20 +58,37 @@ class SatBackend(Backend):
     name = "sat"
     extra = "sat"
     modules = ("pysat",)
-    warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf")
+    warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf", "edgematch.encodings.cnf_best")
     description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
-    options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof")
+    options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof", "maxsat")
     defaults = {"one_to_one": "on", "forbidden": "on", "support": "on", "amo": "seqcounter", "symmetry": "on",
-                "proof": "none"}
+                "proof": "none", "maxsat": MAXSAT[0]}
     variants = SOLVERS
+    questions = ("first", "all", "count", "best")
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in SOLVERS:  # refused by name, before any run is planned
             raise UsageError(f"unknown SAT solver {sub!r}; choose one of: {', '.join(SOLVERS)}")
         super().__init__(sub)
 
+    def refusal(self, task: Task) -> str | None:
+        problem = super().refusal(task)
+        if problem:
+            return problem
+        if task.question == "best":
+            extra = sorted(set(task.options) - set(BEST_OPTIONS))
+            if extra:
+                return (f"{self.full_name} backend: option(s) {', '.join(extra)} do not apply to the best-score "
+                        f"search (it takes {', '.join(BEST_OPTIONS)})")
+        elif "maxsat" in task.options:
+            return f"{self.full_name} backend: option maxsat applies to the best-score search only"
+        return None
+
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         from edgematch.encodings.cnf import CnfOptions
+
+        if task.question == "best":
+            return self._best(puzzle, task)
 
         solver = self.sub or DEFAULT_SOLVER
         given = self.checked_options(task)
@@ -115,6 +149,32 @@ class SatBackend(Backend):
                 result.status, result.message = Status.SOLVED, "solution limit"
                 result.count = result.distinct = None
         return result
+
+
+    def _best(self, puzzle: Puzzle, task: Task) -> Result:
+        """The best-score question: better boards streamed from the child, until optimal or stopped."""
+        from edgematch.encodings.cnf import AMO_ENCODINGS
+
+        solver = self.sub or DEFAULT_SOLVER
+        given = self.checked_options(task)
+        symmetry = on_off(given.get("symmetry", True))
+        amo = str(given.get("amo", "seqcounter"))
+        if amo not in AMO_ENCODINGS:
+            raise UsageError(f"unknown at-most-one encoding {amo!r}; choose one of: {', '.join(AMO_ENCODINGS)}")
+        mode = str(given.get("maxsat", MAXSAT[0]))
+        if mode not in MAXSAT:
+            raise UsageError(f"unknown maxsat search {mode!r}; choose one of: {', '.join(MAXSAT)}")
+        self.warm_up()
+        started = time.monotonic()
+        deadline = None if task.time_limit is None else started + task.time_limit
+        got = Improvements(puzzle, task, started)
+        error = ""
+        try:
+            stopped = stream(_best_child, (puzzle, solver, mode, symmetry, amo), deadline, got.handle)
+        except ChildDied as exc:
+            stopped, error = "error", f"sat:{solver}: {exc}"
+        options = {"solver": solver, "maxsat": mode, "symmetry": symmetry, "amo": amo}
+        return got.result(f"sat:{solver}", stopped, options, error)
 
 
 class _Received:
@@ -207,3 +267,78 @@ def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: st
             sat.add_clause(blocking)
             satisfiable = sat.solve()
         send(("done", (sat.accum_stats(), True)))
+
+
+def _best_child(send: Callable[[Any], None], puzzle: Puzzle, solver: str, mode: str, symmetry: bool,
+                amo: str) -> None:
+    """Build the best-score CNF, find a board, then improve it (``linear`` or ``rc2``), sending each better
+    board with its score; then the status (OPTIMAL, or INFEASIBLE when no board exists) and counters."""
+    from pysat.solvers import Solver
+
+    from edgematch.encodings.cnf_best import encode_best
+
+    start = time.perf_counter()
+    enc = encode_best(puzzle, symmetry, amo)
+    space = enc.space
+    send(("built", (time.perf_counter() - start, space.types, enc.stats)))
+    best = -1
+
+    def offer(model: list[int]) -> int:
+        nonlocal best
+        board = tuple(enc.decode(model))
+        score = space.score(board)
+        if score > best:
+            best = score
+            send(("board", (board, score)))
+        return score
+
+    counters: dict[str, float] = {"soft": len(enc.soft)}
+    with Solver(name=solver, bootstrap_with=enc.hard) as sat:
+        if not sat.solve():
+            send(("done", (INFEASIBLE, {**counters, **sat.accum_stats()})))
+            return
+        offer(sat.get_model())
+        if mode == "linear":
+            steps = _linear(sat, enc, offer, best)
+            counters.update({**sat.accum_stats(), "steps": steps})
+            send(("done", (OPTIMAL, counters)))
+            return
+    from pysat.examples.rc2 import RC2
+
+    with RC2(enc.wcnf(), solver=solver, adapt=True, exhaust=True, minz=True) as rc2:
+        model = rc2.compute()
+        if model is None:  # the hard clauses were satisfiable a moment ago
+            raise BackendError("RC2 found no model of hard clauses a SAT solver satisfied")
+        score = offer(model)
+        if score != space.constant + len(enc.soft) - rc2.cost:
+            raise BackendError(f"RC2's cost {rc2.cost} does not match its board's score {score}")
+        counters.update(rc2.oracle.accum_stats() or {})
+    send(("done", (OPTIMAL, counters)))
+
+
+def _linear(sat: Any, enc: Any, offer: Callable[[list[int]], int], score: int) -> int:
+    """SAT-UNSAT search from a board of ``score``: demand one more fitting seam until UNSAT. The bound is
+    an incremental totalizer over the negated fit literals ("at most j seams break"), built once for the
+    first bound and tightened by a unit clause per step. Returns the number of SAT calls made."""
+    from pysat.card import ITotalizer
+
+    soft = enc.soft
+    steps = 0
+    totalizer = None
+    try:
+        while True:
+            need = score - enc.space.constant + 1  # fitting soft literals wanted
+            if need > len(soft):
+                return steps  # every seam fits
+            breaks = len(soft) - need  # at most this many fit literals false
+            if totalizer is None:
+                totalizer = ITotalizer(lits=[-lit for lit in soft], ubound=breaks, top_id=enc.pool.top)
+                sat.append_formula(totalizer.cnf.clauses)
+            sat.add_clause([-totalizer.rhs[breaks]])
+            steps += 1
+            if not sat.solve():
+                return steps
+            score = offer(sat.get_model())
+    finally:
+        if totalizer is not None:
+            totalizer.delete()
