@@ -40,6 +40,7 @@ class CpsatBestModel:
     fits: list[Any]          # the objective's literals (one per scoring seam that can fit)
     decode: Callable[[Reader], Board]
     stats: dict[str, float] = field(default_factory=dict)
+    start: Board | None = None  # the greedy board the model is hinted with (None: no hint)
 
     @property
     def unsat(self) -> bool:
@@ -112,7 +113,7 @@ def encode_best(puzzle: Puzzle, symmetry: bool = True, warm: bool = True) -> Cps
             board[c] = next(p for p, lit in lits.items() if value(lit))
         return board
 
-    return CpsatBestModel(model, space, fits, decode, _stats(model, space, start))
+    return CpsatBestModel(model, space, fits, decode, _stats(model, space, start), start_board)
 
 
 def _hint(model: Any, space: BestSpace, board: Board, x: dict, s: dict, fit_of: dict) -> None:

@@ -280,6 +280,9 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, symmetry: bool, see
             best[0] = score
             send(("board", (board, score)))
 
+    if enc.start is not None:
+        offer(tuple(enc.start))  # the greedy board CP-SAT is hinted with: a board from the first second
+
     class Improving(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
             offer(tuple(enc.decode(self.boolean_value)))

@@ -26,6 +26,7 @@ shape seam clauses the best-score CNF does not have, and are refused for it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -275,6 +276,7 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, solver: str, mode: 
     board with its score; then the status (OPTIMAL, or INFEASIBLE when no board exists) and counters."""
     from pysat.solvers import Solver
 
+    from edgematch.encodings.best import greedy
     from edgematch.encodings.cnf_best import encode_best
 
     start = time.perf_counter()
@@ -293,11 +295,18 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, solver: str, mode: 
         return score
 
     counters: dict[str, float] = {"soft": len(enc.soft)}
+    start_board = greedy(space)
     with Solver(name=solver, bootstrap_with=enc.hard) as sat:
-        if not sat.solve():
+        if start_board is not None:  # an admissible board at once, and the first bound of the linear search
+            send(("board", (tuple(start_board), space.score(start_board))))
+            best = space.score(start_board)
+            with contextlib.suppress(NotImplementedError):  # a solver without phases starts anywhere
+                sat.set_phases([var for var, (c, t, r) in enc.placements.items() if start_board[c] == (t, r)])
+        elif not sat.solve():
             send(("done", (INFEASIBLE, {**counters, **sat.accum_stats()})))
             return
-        offer(sat.get_model())
+        else:
+            offer(sat.get_model())
         if mode == "linear":
             steps = _linear(sat, enc, offer, best)
             counters.update({**sat.accum_stats(), "steps": steps})
