@@ -43,7 +43,7 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "unit", "seed", "start", "breaks")
+    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double")
     defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.45 (best)", "breaks": "positions/6 (best)"}
     variants = VARIANTS
@@ -60,7 +60,7 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
-        best_only, never_best = {"start", "breaks"}, {"order", "symmetry"}
+        best_only, never_best = {"start", "breaks", "double"}, {"order", "symmetry"}
         if task.question == "best" and task.options.keys() & never_best:
             return f"native backend: {', '.join(sorted(task.options.keys() & never_best))} not used by best (row order)"
         if task.question != "best" and task.options.keys() & best_only:

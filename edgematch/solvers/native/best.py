@@ -26,13 +26,14 @@ from edgematch.core.checker import check
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, whole
+from edgematch.solvers.base import Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.native.search import luby
-from edgematch.solvers.native.tables import _ids, norm
+from edgematch.solvers.native.tables import Tables, _ids, norm
 
 START = 0.45
 UNIT = 5_000_000
-SLICE_NODES = 2_000_000
+FIRST_UNIT = 500_000  # the first-solution search's restart unit (native's default)
+SLICE_NODES = 200_000  # nodes between returns to Python (about 0.2 s): time limit, progress, the exact share
 EXACT_UP_TO = 25  # positions up to which the default is no schedule (branch and bound alone, proving optimality)
 
 
@@ -64,6 +65,9 @@ class BestTables:
     width: int
     type_count: np.ndarray
     placed0: np.ndarray
+    fits_upto: np.ndarray      # [P+1] seams checked by positions < p, plus the fitting seams between hints
+    cell_class: np.ndarray     # [n] class id of each cell (which sides face out)
+    class_cands: list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per class id: types, turns, norm edges
     types: TileTypes
 
     @property
@@ -86,12 +90,15 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     hinted_tiles = {t for t, _ in hinted.values()}
     free_cells = [c for c in range(puzzle.size) if c not in hinted]
     turns = range(4) if puzzle.rotations else (0,)
-    fits: dict[int, list[tuple[int, int]]] = {}
-    for c in free_cells:
-        want = _cell_class(puzzle, c)
-        fits[c] = [(t, next(r for r in turns if _shows_class(puzzle, tile.rotated(r)) == want))
-                   for t, tile in enumerate(puzzle.tiles) if t not in hinted_tiles
-                   and any(_shows_class(puzzle, tile.rotated(r)) == want for r in turns)]
+    turn_for: dict[tuple[int, tuple[int, ...]], int] = {}  # (tile, class) -> a turn showing that class
+    for t, tile in enumerate(puzzle.tiles):
+        if t not in hinted_tiles:
+            for r in reversed(turns):
+                turn_for[t, _shows_class(puzzle, tile.rotated(r))] = r
+    by_class: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for (t, klass), r in turn_for.items():
+        by_class.setdefault(klass, []).append((t, r))
+    fits = {c: by_class.get(_cell_class(puzzle, c), []) for c in free_cells}
     owner: dict[int, int] = {}  # tile -> cell
 
     def augment(cell: int, seen: set[int]) -> bool:
@@ -211,6 +218,18 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
     for c, e in hint_edges.items():
         for s in SIDES:
             placed0[c * 4 + s] = norm_ids[norm(s, e[s], puzzle)]
+    hint_fits = sum(1 for c in hinted for s in (1, 2) if (nb := puzzle.neighbour(c, s)) in hinted
+                    and placed0[c * 4 + s] == placed0[nb * 4 + (s + 2) % 4])
+    checks = [int(key_a[p] != unconstrained) + int(key_b[p] != unconstrained) + int(extra_n[p]) for p in range(P)]
+    fits_upto = np.cumsum([hint_fits, *checks]).astype(np.int64)
+    class_ids: dict[tuple[int, ...], int] = {}
+    cell_class = np.array([class_ids.setdefault(_cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    class_cands = []
+    for klass in class_ids:
+        mine = [(t, r, e) for t, r, e in shown if _shows_class(puzzle, e) == klass]
+        class_cands.append((np.array([t for t, _, _ in mine], np.int64), np.array([r for _, r, _ in mine], np.int64),
+                            np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for _, _, e in mine],
+                                     np.int64).reshape(-1, 4)))
     return BestTables(
         key_a=key_a, key_b=key_b, combo=combo, extra_n=extra_n, extra_src=extra_src, extra_side=extra_side,
         order=np.array(cells, np.int64), cstart=cstart, cend=cend, ra_s=ra_s, ra_e=ra_e, ab_s=ab_s, ab_e=ab_e,
@@ -220,7 +239,7 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
                            ).reshape(-1, 4),
         cand_la=np.array([c[3] for c in cand], np.int64), cand_lb=np.array([c[4] for c in cand], np.int64),
         width=width, type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int64),
-        placed0=placed0, types=types,
+        placed0=placed0, fits_upto=fits_upto, cell_class=cell_class, class_cands=class_cands, types=types,
     )
 
 
@@ -259,26 +278,60 @@ def schedule(positions: int, start: float, breaks: int) -> np.ndarray:
     return out
 
 
-def _board(puzzle: Puzzle, tables: BestTables, picks: np.ndarray) -> Solution:
+def _complete(puzzle: Puzzle, tables: BestTables, picks: np.ndarray, shown: int) -> Solution:
+    """The board whose first ``shown`` positions are ``picks``, the rest filled greedily in row order: each
+    cell takes the free candidate of its class that fits the most placed neighbours."""
     cells: list[tuple[int, int] | None] = [None] * puzzle.size
-    for p in range(tables.positions):
+    placed = tables.placed0[:-1].copy()
+    filled = np.zeros(puzzle.size, bool)
+    filled[list(tables.types.hinted)] = True
+    left = tables.type_count.copy()
+    for p in range(shown):
         i = int(picks[p])
-        cells[int(tables.order[p])] = (int(tables.cand_type[i]), int(tables.cand_rot[i]))
+        cell = int(tables.order[p])
+        cells[cell] = (int(tables.cand_type[i]), int(tables.cand_rot[i]))
+        placed[cell * 4:cell * 4 + 4] = tables.cand_edge[i]
+        filled[cell] = True
+        left[tables.cand_type[i]] -= 1
+    for p in range(shown, tables.positions):
+        cell = int(tables.order[p])
+        types_, turns, edges = tables.class_cands[int(tables.cell_class[cell])]
+        score = np.where(left[types_] > 0, 0, -9)
+        for s in SIDES:
+            nb = puzzle.neighbour(cell, s)
+            if nb is not None and filled[nb]:
+                score = score + (edges[:, s] == placed[nb * 4 + (s + 2) % 4])
+        j = int(np.argmax(score))
+        if score[j] < 0:
+            raise AssertionError("greedy completion ran out of tiles for a cell class")  # the matching says never
+        cells[cell] = (int(types_[j]), int(turns[j]))
+        placed[cell * 4:cell * 4 + 4] = edges[j]
+        filled[cell] = True
+        left[types_[j]] -= 1
     return decode(puzzle, tables.types, cells)
 
 
 class _Run:
     """One restart: the loop's arrays over one ordering of the tables, with the target carried in."""
 
-    def __init__(self, tables: BestTables, sched: np.ndarray, target: int):
+    def __init__(self, tables: BestTables, sched: np.ndarray, best_score: int, phases: int = 6):
         P = tables.positions
         self.tables, self.sched = tables, sched
         self.type_left = tables.type_count.copy()
         self.placed = tables.placed0.copy()
         self.picks, self.phase, self.cur, self.end, self.best = (np.zeros(max(P, 1), np.int64) for _ in range(5))
         self.brk = np.zeros(P + 1, np.int64)
-        self.state = np.array([0, 0, target], np.int64)
+        self.state = np.zeros(5, np.int64)
+        self.raise_bar(best_score)
         self.flags = np.zeros(2, np.int64)
+        self.phases = phases
+
+    def raise_bar(self, best_score: int) -> None:
+        """Look only for boards (complete, or partial ones to complete) that beat ``best_score``."""
+        from edgematch.solvers.native import best_kernel as K
+
+        self.state[K.TARGET] = int(self.tables.fits_upto[-1]) - best_score - 1
+        self.state[K.BEST] = best_score
 
     def step(self, budget: int) -> int:
         from edgematch.solvers.native import best_kernel as K
@@ -287,8 +340,48 @@ class _Run:
         return int(K.best_search(
             t.key_a, t.key_b, t.combo, t.extra_n, t.extra_src, t.extra_side, t.order, t.cstart, t.cend, t.ra_s,
             t.ra_e, t.ab_s, t.ab_e, t.rb_s, t.rb_e, t.bperm, t.cand_type, t.cand_edge, t.cand_la, t.cand_lb,
-            t.width, self.type_left, self.placed, self.sched, self.picks, self.phase, self.cur, self.end, self.brk,
-            self.best, self.state, self.flags, budget))
+            t.width, t.fits_upto, self.type_left, self.placed, self.sched, self.picks, self.phase, self.cur,
+            self.end, self.brk, self.best, self.state, self.flags, budget, self.phases))
+
+
+class _ExactShare:
+    """The first-solution search (native's restarts, in its own tables) given a share of the time between
+    the restarts of the best-score search: a board with a full solution in reach is found as fast as
+    ``edgematch solve`` finds it, instead of seam by seam."""
+
+    SHARE = 0.2
+    MIN_SLICE = 0.02
+
+    def __init__(self, puzzle: Puzzle, seed: int):
+        self.puzzle, self.seed = puzzle, seed
+        self.tables: Tables | None = None
+        self.spent = 0.0
+        self.calls = 0
+        self.exhausted = False
+
+    def due(self, elapsed: float) -> bool:
+        """Whether the share is behind by at least a slice's worth."""
+        return self.SHARE * elapsed - self.spent >= self.MIN_SLICE
+
+    def run(self, elapsed: float, deadline: float | None) -> Solution | None:
+        """Search for its share of ``elapsed`` seconds (at least 20 ms), never past ``deadline``."""
+        from edgematch.solvers.native.search import drive_restarts
+        from edgematch.solvers.native.tables import build_tables
+        from edgematch.solvers.native.tables import decode as decode_first
+
+        slice_s = max(self.MIN_SLICE, self.SHARE * elapsed - self.spent)
+        if deadline is not None:
+            slice_s = min(slice_s, deadline - time.perf_counter())
+        if slice_s <= 0:
+            return None
+        t = time.perf_counter()
+        if self.tables is None:
+            self.tables = build_tables(self.puzzle, "auto")
+        self.calls += 1
+        outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
+        self.spent += time.perf_counter() - t
+        self.exhausted = outcome.finished and not outcome.found  # no full solution exists: stop asking
+        return decode_first(self.puzzle, found_in, outcome.found[0]) if outcome.found else None
 
 
 _compiled = False
@@ -304,7 +397,7 @@ def ensure_compiled() -> float:
 
     tiny = Puzzle(2, 1, (Tile((1, 2, 3, 4)), Tile((4, 3, 2, 1))))
     tables = build_best_tables(tiny)
-    _Run(tables, schedule(tables.positions, START, 1), tiny.seam_count).step(100)
+    _Run(tables, schedule(tables.positions, START, 1), -1).step(100)
     _compiled = True
     return time.perf_counter() - start
 
@@ -319,6 +412,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
         raise UsageError(f"native backend: option start must be between 0 and 1, got {start_share}")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
+    double = on_off(options.get("double", True))
     name = "native"
     max_score = puzzle.seam_count
     first = admissible_board(puzzle)
@@ -345,36 +439,46 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     stopped = ""
     began = time.perf_counter()
     deadline = None if task.time_limit is None else t0 + task.time_limit
+    exact = _ExactShare(puzzle, seed) if not proven else None
+
+    def offer(board: Solution) -> None:
+        nonlocal best_board, best_score, proven
+        score = check(puzzle, board).score
+        if score > best_score:
+            best_board, best_score = board, score
+            history.append((time.perf_counter() - t0, best_score))
+            if task.on_improve is not None:
+                task.on_improve(best_board, best_score)
+        proven = proven or best_score == max_score
+
     ordering = tables
     try:
         while not proven and not stopped:
             restarts += 1
             budget_left = luby(restarts) * unit
-            run = _Run(ordering, sched, max_score - best_score - 1)
-            while True:
+            run = _Run(ordering, sched, best_score, 6 if double else 4)
+            while not proven:
                 before = int(run.flags[K.NODES])
                 code = run.step(min(SLICE_NODES, budget_left))
                 spent = int(run.flags[K.NODES]) - before
                 nodes += spent
                 budget_left -= spent
-                now = time.perf_counter()
                 if code == K.IMPROVED:
-                    best_board = _board(puzzle, ordering, run.best)
-                    best_score = max_score - int(run.state[K.TARGET]) - 1
-                    history.append((now - t0, best_score))
-                    if task.on_improve is not None:
-                        task.on_improve(best_board, best_score)
-                    if best_score == max_score:
-                        proven = True
-                        break
+                    offer(_complete(puzzle, ordering, run.best, int(run.state[K.SHOWN])))
+                    run.raise_bar(best_score)
                 elif code == K.FINISHED:
                     proven = run.flags[K.PRUNED] == 0  # exhausted under the target alone: nothing better exists
                     break
+                now = time.perf_counter()
                 if task.progress is not None:
                     task.progress({"score": best_score, "nodes": nodes, "restarts": restarts, "elapsed": now - t0})
                 if deadline is not None and now >= deadline:
                     stopped = "time limit"
                     break
+                if exact is not None and not exact.exhausted and exact.due(now - began):
+                    solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
+                    if solution is not None:
+                        offer(solution)
                 if budget_left <= 0:
                     break
             ordering = shuffled(tables, rng)

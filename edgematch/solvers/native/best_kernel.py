@@ -12,8 +12,9 @@ Candidates of each (cell class, key sides) combo are stored sorted by (key a lab
 Extra placed neighbours (hinted cells east or south) add their own breaks per candidate.
 
 Resumable like the counting loop (:mod:`edgematch.solvers.native.kernel`): all state lives in the caller's
-arrays; the loop returns after ``budget`` nodes, when it completes a better board (stored in ``best``), or
-when the tree is exhausted. ``flags[PRUNED]`` records whether the schedule (not the target) ever cut a
+arrays; the loop returns after ``budget`` nodes, when it reaches a board, complete or partial, with more
+fitting seams than ``state[BEST]`` (its picks in ``best``: the caller fills the rest of a partial one and
+raises BEST), or when the tree is exhausted. ``flags[PRUNED]`` records whether the schedule (not the target) ever cut a
 branch: an exhausted tree with the flag clear proves the best board optimal.
 """
 
@@ -21,11 +22,12 @@ from __future__ import annotations
 
 from numba import njit
 
-# state slots
-DEPTH, STARTED, TARGET = 0, 1, 2
+# state slots: TARGET most breaks a complete board may have; BEST fitting seams to beat; SHOWN the depth of
+# the board stored in ``best``
+DEPTH, STARTED, TARGET, BEST, SHOWN = 0, 1, 2, 3, 4
 # flags slots
 PRUNED, NODES = 0, 1
-# return codes
+# return codes (IMPROVED: ``best`` holds the first SHOWN picks of a board with more than BEST fitting seams)
 FINISHED, BUDGET, IMPROVED = 0, 1, 2
 PHASES = 6
 MIN_COST = (0, 1, 1, 1, 2, 2)
@@ -54,8 +56,8 @@ def _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s,
 def best_search(
     key_a, key_b, combo, extra_n, extra_src, extra_side, order,
     cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm,
-    cand_type, cand_edge, cand_la, cand_lb, width,
-    type_left, placed, sched, picks, phase, cur, end, brk, best, state, flags, budget,
+    cand_type, cand_edge, cand_la, cand_lb, width, fits_upto,
+    type_left, placed, sched, picks, phase, cur, end, brk, best, state, flags, budget, phases,
 ):
     P = key_a.shape[0]
     if state[STARTED] == 0:
@@ -83,7 +85,7 @@ def best_search(
             i = cur[d]
             if i >= end[d]:
                 ph = phase[d] + 1
-                while ph < PHASES:
+                while ph < phases:
                     lo, hi = _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e)
                     if hi > lo:
                         need = MIN_COST[ph]
@@ -93,7 +95,9 @@ def best_search(
                             flags[PRUNED] = 1
                     ph += 1
                 phase[d] = ph
-                if ph >= PHASES:
+                if ph >= phases:
+                    if phases < PHASES and lim_t >= 2:
+                        flags[PRUNED] = 1  # two-break placements left out: no proof from this tree
                     break
                 cur[d] = lo
                 end[d] = hi
@@ -126,11 +130,14 @@ def best_search(
             continue
         nodes += 1
         picks[d] = chosen
+        # fitting seams of the board so far: seams checked up to here, less the breaks
+        fitting = fits_upto[d + 1] - brk[d] - cost
         if d == P - 1:
-            total = brk[d] + cost
             for q in range(P):
                 best[q] = picks[q]
-            state[TARGET] = total - 1
+            state[SHOWN] = P
+            state[BEST] = fitting
+            state[TARGET] = brk[d] + cost - 1
             state[DEPTH] = d
             flags[NODES] = nodes
             return IMPROVED
@@ -143,6 +150,14 @@ def best_search(
         phase[d] = -1
         cur[d] = 0
         end[d] = 0
+        if fitting > state[BEST]:  # a partial board the caller can complete into a better one
+            for q in range(d):
+                best[q] = picks[q]
+            state[SHOWN] = d
+            state[BEST] = fitting
+            state[DEPTH] = d
+            flags[NODES] = nodes
+            return IMPROVED
         if nodes >= stop_at:
             state[DEPTH] = d
             flags[NODES] = nodes
