@@ -15,7 +15,7 @@ from edgematch.cli.app import EXIT_INTERRUPTED, app, err
 
 def load_commands() -> typer.Typer:
     """The app with every command registered (each command module adds its own to ``app``)."""
-    from edgematch.cli import bench, cnf, commands, solve, xcheck  # noqa: F401
+    from edgematch.cli import bench, best, cnf, commands, solve, xcheck  # noqa: F401
 
     return app
 

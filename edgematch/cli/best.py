@@ -1,0 +1,211 @@
+"""``edgematch best``: the best-score question (the Eternity II one), anytime, with nothing found ever lost.
+
+A live line shows the best score so far, the time and the search rate. Every better board is written to
+``--save`` the moment it is found (to a temporary file renamed over the old one, so a killed process leaves
+the last complete board). On the time limit or Ctrl-C the best board is printed (and saved).
+
+Exit codes: 0 a board (a full solution or not: ``optimal`` says whether its score is proven the maximum),
+1 no admissible board exists (the tiles cannot fill the frame and hints), 2 bad input, 3 no board within
+the time, 4 the backend failed, 130 interrupted (after printing and saving the best board).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress as Bar
+from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from edgematch import formats as fmt
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.commands import FormatOpt, emit
+from edgematch.cli.solve import (
+    EXIT_FAILED,
+    EXIT_TIMEOUT,
+    BackendOpt,
+    JsonOpt,
+    OptionOpt,
+    Render,
+    TimeOpt,
+    WorkersOpt,
+    backend_options,
+    interruptible,
+    print_json,
+    result_json,
+)
+from edgematch.core.model import Puzzle, Solution
+from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.solvers import Result, Status
+from edgematch.solvers import best as best_board
+from edgematch.solvers.processes import INTERRUPTED
+
+
+class Keeper:
+    """The best board so far, saved to ``path`` (when given) as soon as it is found."""
+
+    def __init__(self, puzzle: Puzzle, path: Path | None, save_format: str | None, began: float):
+        self.puzzle, self.path, self.save_format, self.began = puzzle, path, save_format, began
+        self.board: Solution | None = None
+        self.score = -1
+        self.history: list[tuple[float, int]] = []
+
+    def __call__(self, board: Solution, score: int) -> None:
+        if score <= self.score:
+            return
+        self.board, self.score = board, score
+        self.history.append((time.perf_counter() - self.began, score))
+        if self.path is not None:
+            text = fmt.write_solution(board, None, format=self.save_format or fmt.writer_for(
+                self.path, None, solution=True).name, puzzle=self.puzzle)
+            partial = self.path.with_name(self.path.name + ".partial")
+            partial.write_text(text)
+            os.replace(partial, self.path)
+
+
+@contextlib.contextmanager
+def live_score(max_score: int, keeper: Keeper) -> Iterator[Callable[[dict[str, float]], None] | None]:
+    """A transient line: best score of the maximum, nodes per second, elapsed (on a terminal only)."""
+    if not err.is_terminal:
+        yield None
+        return
+    columns = (SpinnerColumn(), TextColumn("[bold]best[/] {task.fields[score]}/" + str(max_score)),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn())
+    with Bar(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("best", total=None, score="-", rate="")
+
+        def update(info: dict[str, float]) -> None:
+            elapsed = max(info.get("elapsed", 0.0), 1e-9)
+            rate = f"{info['nodes'] / elapsed / 1e6:.1f} M nodes/s" if "nodes" in info else ""
+            shown = max(keeper.score, int(info.get("score", -1)))
+            bar.update(task, score=shown if shown >= 0 else "-", rate=rate)
+
+        yield update
+
+
+def best_exit_code(result: Result) -> int:
+    """0 with a board, 1 when no admissible board exists, 3 with none in time, 4 a failure, 130 Ctrl-C."""
+    if result.message == INTERRUPTED:
+        return EXIT_INTERRUPTED
+    if result.status is Status.ERROR:
+        return EXIT_FAILED
+    if result.status is Status.UNSAT:
+        return EXIT_INVALID
+    return 0 if result.solution is not None else EXIT_TIMEOUT
+
+
+def _summary(result: Result) -> Table:
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan")
+    table.add_column()
+    note = f" ({result.message})" if result.message else ""
+    if result.solution is not None and result.score is not None and result.max_score is not None:
+        breaks = result.max_score - result.score
+        verdict = ("a full solution" if breaks == 0 else "proven the maximum" if result.optimal
+                   else "not proven the maximum")
+        table.add_row("score", f"[bold]{result.score}[/]/{result.max_score} seams fit, {breaks} break(s): {verdict}")
+    else:
+        table.add_row("score", f"no board{note}")
+    table.add_row("status", f"{result.status.value}{note}")
+    settings = ", ".join(f"{k}={v}" for k, v in result.options.items() if v is not None)
+    table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
+    if result.history:
+        last_t, last_s = result.history[-1]
+        table.add_row("improved", f"{len(result.history)} time(s); last at {last_t:.2f} s (to {last_s})")
+    t = result.timings
+    table.add_row("time", f"{t.total:.3f} s (build {t.build:.3f}, search {t.solve:.3f}, check {t.check:.3f})")
+    c = result.counters
+    if "nodes" in c:
+        rate = c.get("nodes_per_s", c.get("nodes_per_second", 0.0))
+        table.add_row("search", f"{int(c['nodes']):,} nodes, {float(rate) / 1e6:.2f} M nodes/s"
+                      + (f", {int(c['restarts'])} restarts" if "restarts" in c else ""))
+    return table
+
+
+def best_json(result: Result, url: str | None) -> dict[str, Any]:
+    """``--json``: the solve result's fields plus score, maximum, optimal, history and the viewer link."""
+    data = result_json(result)
+    data["exit_code"] = best_exit_code(result)
+    data.update(score=result.score, max_score=result.max_score, optimal=result.optimal,
+                history=[[round(t, 6), s] for t, s in result.history], url=url)
+    return data
+
+
+@app.command("best")
+def best_cmd(
+    file: Annotated[Path, typer.Argument(help="Puzzle file (any supported format).")],
+    backend: BackendOpt = "auto",
+    time_limit: TimeOpt = 60.0,
+    workers: WorkersOpt = 1,
+    option: OptionOpt = None,
+    save: Annotated[Path | None, typer.Option(
+        "--save", help="Write every better board to this file as soon as it is found (.emsol, .json, .sol).")] = None,
+    save_format: Annotated[str | None, typer.Option(
+        "--save-format", help="Format of --save (e.g. e2dev: the eternity2.dev board document).")] = None,
+    render: Annotated[Render | None, typer.Option("--render", help="Draw the best board.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where --render writes.")] = None,
+    url: Annotated[bool, typer.Option(
+        "--url", help="Print the board's link for the eternity2.dev viewer (same rule, frame 0 puzzles).")] = False,
+    url_site: Annotated[str, typer.Option(
+        "--url-site", help="The viewer --url links to: eternity2.dev or e2.bucas.name.")] = "eternity2.dev",
+    format: FormatOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The best board within the time: every tile used, seams allowed to break, as many fitting as found."""
+    from edgematch import render as draw
+    from edgematch.formats import e2dev
+
+    with interruptible(), reported():
+        puzzle = fmt.read_puzzle(file, format)
+        options = backend_options(None, option)
+        if url_site not in ("eternity2.dev", "e2.bucas.name"):
+            raise UsageError(f"--url-site: eternity2.dev or e2.bucas.name, got {url_site!r}")
+        if url and (why := e2dev.viewer_refusal(puzzle)):
+            raise UsageError(f"--url: {why}")
+        if save_format is not None:
+            fmt.writer_for(None, save_format, solution=True)  # an unknown format fails before the search
+        if render is not None and render is not Render.ascii and output is None:
+            raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+        keeper = Keeper(puzzle, save, save_format, time.perf_counter())
+        try:
+            with live_score(puzzle.seam_count, keeper) as progress:
+                result = best_board(puzzle, backend, time_limit, workers, progress=progress, on_improve=keeper,
+                                    **options)
+        except KeyboardInterrupt:  # outside the backend's own handling: keep what the keeper holds
+            result = Result(backend, Status.TIMEOUT, [keeper.board] if keeper.board else [], message=INTERRUPTED,
+                            score=keeper.score if keeper.board else None, max_score=puzzle.seam_count,
+                            history=keeper.history)
+        except MissingDependencyError:
+            raise
+        except BackendError as exc:
+            result = Result(backend, Status.ERROR, message=str(exc))
+        board = result.solution
+        if board is not None and save is not None and keeper.score < (result.score or 0):
+            keeper(board, result.score or 0)  # a backend that did not stream its last board
+        link = e2dev.viewer_url(puzzle, board, site=url_site) if url and board is not None else None  # type: ignore[arg-type]
+        if board is not None and render is not None and output is not None:
+            emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(
+                puzzle, board) if render is Render.svg else draw.render_png(puzzle, board), output)
+        if as_json:
+            print_json(best_json(result, link))
+            raise typer.Exit(best_exit_code(result))
+        if board is not None and (render is None or render is Render.ascii and output is None):
+            out.print(draw.render_terminal(puzzle, board))
+        out.print(_summary(result))
+        if link:
+            out.print(Text.assemble(("view: ", "bold"), link), soft_wrap=True, highlight=False)
+        if save is not None and board is not None:
+            out.print(f"saved to {save}", highlight=False)
+        code = best_exit_code(result)
+        if code == EXIT_FAILED:
+            err.print(Text.assemble(("edgematch: ", "bold red"), result.message or f"{result.backend} failed"),
+                      soft_wrap=True, highlight=False)
+        if code:
+            raise typer.Exit(code)
