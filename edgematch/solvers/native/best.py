@@ -380,6 +380,8 @@ class _ExactShare:
         self.calls += 1
         outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
         self.spent += time.perf_counter() - t
+        if outcome.stopped == "interrupted":  # drive_restarts took the Ctrl-C: pass it on to the best search
+            raise KeyboardInterrupt
         self.exhausted = outcome.finished and not outcome.found  # no full solution exists: stop asking
         return decode_first(self.puzzle, found_in, outcome.found[0]) if outcome.found else None
 
