@@ -130,3 +130,22 @@ def test_count_with_workers_reports_live_merged_counts_while_parts_run():
     rises = sum(b > a for a, b in zip(seen, seen[1:], strict=False))
     assert rises >= 4 and seen == sorted(seen)  # it moves while the parts run, and never backwards
     assert seen[-1] <= result.counters["nodes"]  # live counts are never counted twice
+
+
+def test_small_promises_formats_convert_and_figures(tmp_path):
+    from rich.console import Console
+
+    from edgematch.cli.solve import _summary
+    from edgematch.solvers.base import Result, Status
+
+    formats = runner.invoke(app, ["formats"], env={"COLUMNS": "300"})
+    assert formats.exit_code == 0 and "cols [rows]" in formats.output  # not eaten as markup
+    hinted = tmp_path / "h.em"
+    hinted.write_text("edgematch puzzle\nsize 2 1\nrule same\nrotations yes\nframe none\nhint 0 0 0\n"
+                      "tile 1 2 3 4\ntile 5 6 7 2\n")
+    refused = runner.invoke(app, ["convert", str(hinted), str(tmp_path / "h.owen")])
+    assert refused.exit_code == 2 and f"{tmp_path / 'h.owen'}: cannot write" in refused.output
+    assert "<output>" not in refused.output
+    console = Console(width=200, record=True)
+    console.print(_summary(Result("cpsat", Status.SOLVED, options={"max_time_in_seconds": 59.918719167000745})))
+    assert "max_time_in_seconds=59.9" in console.export_text() and "59.918" not in console.export_text()

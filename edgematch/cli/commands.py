@@ -24,7 +24,7 @@ from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
 from edgematch.core.generator import FAMILIES, GeneratorSpec, generate, preset_conflict, random_tiles
 from edgematch.core.model import Puzzle, parse_integer
-from edgematch.errors import UsageError, quoted
+from edgematch.errors import FormatError, UsageError, quoted
 from edgematch.formats.source import save
 from edgematch.solvers.api import seconds_problem
 from edgematch.solvers.unique import DEFAULT_TIME_LIMIT, DEFAULT_TRIES, unique_puzzle
@@ -221,7 +221,11 @@ def convert_cmd(
             sol = fmt.read_solution(source, from_, puzzle)
             text = fmt.write_solution(sol, format=fmt.writer_for(target, to, solution=True).name, puzzle=puzzle)
         else:
-            text = fmt.write_puzzle(fmt.read_puzzle(source, from_), format=fmt.writer_for(target, to).name)
+            puzzle = fmt.read_puzzle(source, from_)
+            try:
+                text = fmt.write_puzzle(puzzle, format=fmt.writer_for(target, to).name)
+            except FormatError as exc:  # the format cannot hold this puzzle: name the file it was for
+                raise FormatError(exc.message, target if target is not None else "<stdout>", exc.line) from None
         emit(text, target)
 
 
@@ -318,5 +322,6 @@ def formats_cmd() -> None:
             return "/".join(x for x, ok in (("read", read), ("write", write)) if ok) or "-"
 
         exts = " ".join(f.extensions + tuple(e for e in f.solution_extensions if e not in f.extensions))
-        table.add_row(f.name, exts, rw(f.read, f.write), rw(f.read_solution, f.write_solution), f.description)
+        cells = (f.name, exts, rw(f.read, f.write), rw(f.read_solution, f.write_solution), f.description)
+        table.add_row(*(Text(cell) for cell in cells))  # verbatim: "[rows]" is not markup
     out.print(table)

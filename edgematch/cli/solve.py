@@ -91,7 +91,7 @@ def live_progress(what: str) -> Iterator[Progress | None]:
         return
     columns = (
         SpinnerColumn(), TextColumn(f"[bold]{what}[/]"), TextColumn("{task.fields[nodes]:>14,} nodes"),
-        TextColumn("{task.fields[solutions]:>10,} boards"), TextColumn("{task.fields[rate]:>7.1f} M nodes/s"),
+        TextColumn("{task.fields[solutions]:>10,} raw"), TextColumn("{task.fields[rate]:>7.1f} M nodes/s"),
         TimeElapsedColumn(),
     )
     with Bar(*columns, console=err, transient=True) as bar:
@@ -123,7 +123,8 @@ def _summary(result: Result) -> Table:
     colour = {"solved": "green", "unsat": "yellow", "timeout": "yellow", "error": "red"}[result.status.value]
     note = f" ({result.message})" if result.message else ""
     table.add_row("status", f"[{colour}]{result.status.value}[/]{note}")
-    settings = ", ".join(f"{k}={v}" for k, v in result.options.items() if v is not None)
+    settings = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in result.options.items() if v is not None)
     table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
     bound = "" if result.complete else "at least "
     if result.count is not None:

@@ -142,7 +142,8 @@ def _print(report: XcheckReport) -> None:
     why = {"time limit": " (the time limit came first)", "interrupted": " (interrupted)"}.get(report.stopped, "")
     timeouts = f", {report.timeouts:,} timeouts (not failures)" if report.timeouts else ""
     seed = f", seed {report.seed}" if report.seed is not None else ""
-    console.print(f"checked {report.checked:,}{of} puzzles{why} in {report.wall:.1f} s "
+    noun = "puzzle" if (report.planned if of else report.checked) == 1 else "puzzles"
+    console.print(f"checked {report.checked:,}{of} {noun}{why} in {report.wall:.1f} s "
                   f"({report.jobs} jobs{seed}){timeouts}", highlight=False)
     if report.failures:
         where = f"reproducers in {report.out}" if report.out else "no reproducers written (--out DIR writes them)"
