@@ -45,7 +45,7 @@ class NativeBackend(Backend):
                    "identical tiles grouped")
     options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double")
     defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
-                "start": "0.45 (best)", "breaks": "positions/6 (best)"}
+                "start": "0.6 (best)", "breaks": "positions/6 (best)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
 
