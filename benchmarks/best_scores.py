@@ -1,0 +1,100 @@
+"""Best-score runs on Eternity II-like boards (run: python benchmarks/best_scores.py [--backends native]
+[--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png]).
+
+Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to
+one core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it
+printed is an error: exit 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and
+17 inner colours at 16x16 (scaled by the side below), the centre hint at row 8, column 7. Prints a table
+per backend (score, breaks, improvements, last improvement, nodes per second) and the mean; ``--png``
+draws the best board of all runs. The issue's yardstick: eternity2.dev's single-core 60 s benchmark on the
+real E2 pieces, where a Verhaard-style backtracker scored a mean of 440.8 and a naive row-major one 365.6.
+The load average is printed before and after: figures are only quotable on an idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import yardstick
+
+import edgematch
+from edgematch import GeneratorSpec, generate
+
+GRACE = 15.0
+
+
+def parse_seeds(text: str) -> list[int]:
+    seeds = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        seeds += range(int(lo), int(hi or lo) + 1)
+    return seeds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="native", help="comma-separated (default %(default)s)")
+    parser.add_argument("--size", type=int, default=16, help="board side (default %(default)s)")
+    parser.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 1,3 (default %(default)s)")
+    parser.add_argument("--limit", type=float, default=60.0, help="seconds per run (default %(default)s)")
+    parser.add_argument("--core", type=int, default=0, help="the core every run is pinned to (default 0)")
+    parser.add_argument("--png", type=Path, help="draw the best board of all runs to this PNG")
+    args = parser.parse_args()
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    print(f"before: {yardstick.load()}")
+    print(f"edgematch best FILE -b BACKEND --time-limit {args.limit:g}; {args.size}x{args.size} E2-like with the "
+          f"centre hint; one core (core {args.core}); seeds {args.seeds}", flush=True)
+    failures = 0
+    overall: tuple[int, edgematch.Puzzle, edgematch.Solution, str] | None = None
+    with tempfile.TemporaryDirectory(prefix="best-") as tmp:
+        folder = Path(tmp)
+        for backend in backends:
+            print(f"\n### {backend}\n\n| seed | score | breaks | improvements | last at | M nodes/s |\n"
+                  "|--:|--:|--:|--:|--:|--:|", flush=True)
+            scores = []
+            for seed in parse_seeds(args.seeds):
+                puzzle, _ = generate(GeneratorSpec(args.size, args.size, like="e2", hint=True, seed=seed))
+                em_file = folder / f"e2-{args.size}-s{seed}.em"
+                saved = em_file.with_suffix(f".{backend.replace(':', '-')}.emsol")
+                edgematch.write_puzzle(puzzle, em_file)
+                cmd = [*yardstick.edgematch_command(), "best", str(em_file), "-b", backend, "--time-limit",
+                       f"{args.limit:g}", "--json", "--save", str(saved)]
+                code, wall, _, out = yardstick.timed(cmd, timeout=args.limit + GRACE, core=args.core)
+                if code is None or not saved.exists():
+                    print(f"| {seed} | {'killed' if code is None else f'exit {code}'} | | | | |", flush=True)
+                    failures += code is not None and code != 3
+                    continue
+                data = json.loads(out)
+                board = edgematch.read_solution(saved, puzzle=puzzle)
+                verdict = edgematch.check(puzzle, board)
+                if not verdict.admissible or verdict.score != data["score"]:
+                    print(f"| {seed} | WRONG: printed {data['score']}, checker {verdict.score} | | | | |")
+                    failures += 1
+                    continue
+                scores.append(verdict.score)
+                rate = data["counters"].get("nodes_per_s") or data["counters"].get("nodes_per_second") or 0.0
+                last = data["history"][-1][0] if data["history"] else 0.0
+                print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
+                      f"{float(rate) / 1e6:.2f} |", flush=True)
+                if overall is None or verdict.score > overall[0]:
+                    overall = (verdict.score, puzzle, board, f"{backend} seed {seed}")
+            if scores:
+                print(f"\n{backend}: mean {statistics.mean(scores):.1f}, min {min(scores)}, max {max(scores)} "
+                      f"of {puzzle.seam_count} ({len(scores)} runs)", flush=True)
+    if args.png is not None and overall is not None:
+        from edgematch import render
+
+        args.png.parent.mkdir(parents=True, exist_ok=True)
+        args.png.write_bytes(render.render_png(overall[1], overall[2]))
+        print(f"\nbest board: {overall[3]}, score {overall[0]}: {args.png}")
+    print(f"after: {yardstick.load()}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
