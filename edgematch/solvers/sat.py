@@ -10,16 +10,20 @@ large CNF takes seconds). This holds for every solver, including those that igno
 nothing already found is lost. Ctrl-C stops the child the same way (message ``interrupted``).
 
 ``best`` (the best-score question) solves :mod:`~edgematch.encodings.cnf_best`: hard clauses for an
-admissible board, a soft unit per seam-fits literal, in one of two ways (option ``maxsat``):
-- ``linear`` (the default): SAT-UNSAT search. Solve the hard clauses, then demand strictly more fitting
-  seams than the board just found (an incremental totalizer over the fit literals, ``pysat.card.ITotalizer``,
-  tightened by one unit clause per step) and solve again, until UNSAT proves the last board optimal. Anytime:
-  every better board is streamed to the parent as it is found.
-- ``rc2``: PySAT's core-guided MaxSAT solver RC2 (``pysat.examples.rc2``, adapt + exhaust + minz). One
-  plain SAT call first streams a board, so a time limit still returns one; RC2 itself reports only the
-  optimum at the end.
-Both end SOLVED (proven optimal) when they finish. Measured (``benchmarks/best_cpsat_sat.py``,
-glucose4, one core, 60 s): see the table at the end of this docstring.
+admissible board, a soft unit per seam-fits literal. The greedy board (:func:`~edgematch.encodings.best.greedy`)
+is streamed first and sets the solver's phases. Then one of two searches (option ``maxsat``):
+- ``rc2`` (the default): PySAT's core-guided MaxSAT solver RC2 (``pysat.examples.rc2``, adapt + exhaust +
+  minz). It reports only the optimum, at the end (SOLVED); until then the greedy board is what a time
+  limit keeps.
+- ``linear``: SAT-UNSAT search. Demand strictly more fitting seams than the best board so far (an
+  incremental totalizer over the fit literals, ``pysat.card.ITotalizer``, tightened by one unit clause per
+  step) and solve again, until UNSAT proves the last board optimal (SOLVED). Anytime: every better board is
+  streamed to the parent as it is found.
+Measured (``benchmarks/best_cpsat_sat.py``, glucose4, one core, 60 s, E2-like framed boards seeds 1-2):
+RC2 proves the optimum up to 6x6 (4x4 and 5x5 in 0.0-0.1 s, 6x6 in 4.9 and 16.6 s); linear up to 5x5
+(0.0-0.9 s) and stops at 58/60 on 6x6. On 7x7 (seed 1) linear is the better anytime search (74/84 against
+RC2's greedy 63/84; cpsat 77/84); on 16x16 (seeds 1-3) neither improves on the greedy board within 60 s
+(mean 385.3/480; cpsat 387.3). RC2 is the default: it proves a size more, and loses nothing on large boards.
 Options ``symmetry`` and ``amo`` apply to ``best``; ``one_to_one``, ``forbidden``, ``support`` and ``proof``
 shape seam clauses the best-score CNF does not have, and are refused for it.
 """
@@ -42,7 +46,7 @@ from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
 from edgematch.solvers.processes import ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
-MAXSAT = ("linear", "rc2")  # the best-score searches; the first is the default
+MAXSAT = ("rc2", "linear")  # the best-score searches; the first is the default
 BEST_OPTIONS = ("symmetry", "amo", "maxsat")  # the options that shape the best-score search
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
