@@ -94,15 +94,19 @@ def scaling(summary: Summary) -> str:
                                label=None if points else backend)
             ax.axhline(summary.cutoff, color="#999999", ls="--", lw=0.8)
             ax.axhspan(summary.cutoff * 1.8, summary.cutoff * 5, color=UNSOLVED, alpha=0.06, lw=0)
-            ax.text(0.01, unsolved_at, "unsolved", color=UNSOLVED, fontsize=8, va="center",
+            ax.text(0.02, summary.cutoff * 5, "unsolved", color=UNSOLVED, fontsize=7, va="top",
                     transform=ax.get_yaxis_transform())
             ax.set_yscale("log")
-            ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 6 else 0)
+            ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 3 else 0)
             ax.set_title(family)
             ax.set_xlabel("board")
             ax.grid(True, which="major", axis="y", alpha=0.3)
         axes[0].set_ylabel(f"median time of solved runs, s (cutoff {summary.cutoff:g} s dashed)")
-        axes[-1].legend(loc="upper left", fontsize=8, frameon=False)
+        shown: dict[str, Any] = {}
+        for ax in axes:  # every backend once, whichever panel it appears in
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                shown.setdefault(label, handle)
+        figure.legend(list(shown.values()), list(shown), loc="outside right upper", fontsize=8, frameon=False)
         return _svg(figure)
 
 

@@ -88,9 +88,12 @@ def notes(summary: Summary) -> list[str]:
     if unknown:
         out.append(f"{unknown} runs were stored before puzzles had fingerprints: which puzzle they solved is known "
                    "by name only.")
-    if summary.repeats == 1:
+    if session.suite.repeat == 1:
         out.append("One run per cell: no spread is known, so a time differing by less than "
                    f"{NOISE_SHARE:.0%} is not marked faster. `edgematch bench --repeat 3` measures the spread.")
+    elif summary.repeats == 1:
+        out.append(f"Only the first of {session.suite.repeat} runs per cell is stored so far: no spread is known "
+                   f"yet, so a time differing by less than {NOISE_SHARE:.0%} is not marked faster.")
     return out
 
 
@@ -166,7 +169,7 @@ def markdown(summary: Summary) -> str:
                      f"{fastest if backend != VIRTUAL_BEST else '–'} | {c['timeout']} | {c['error']} | {c['wrong']} |")
     chosen = choices(summary)
     if chosen:
-        lines += ["", "## What the choosers ran", "", "| backend | ran | instances |", "|---|---|---:|"]
+        lines += ["", "## What the choosers ran", "", "| backend | ran | runs |", "|---|---|---:|"]
         lines += [f"| {backend} | {ran} | {n} |" for backend, ran, n in chosen]
     against = summary.against()
     if against:
@@ -212,7 +215,7 @@ TIMES = ("Times are the backend call in its own process (no start-up or imports)
 
 
 def choices(summary: Summary) -> list[tuple[str, str, int]]:
-    """(meta backend, what it ran, on how many instances), from every stored run."""
+    """(meta backend, what it ran, in how many runs), from every stored run."""
     counted = Counter((r.backend, r.ran) for r in summary.every if r.ran)
     return [(backend, ran, n) for (backend, ran), n in sorted(counted.items(), key=lambda x: (x[0][0], -x[1]))]
 

@@ -150,7 +150,8 @@ def bench(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Report folder "
                                                 "(default reports/session-N).")] = None,
     report: Annotated[bool, typer.Option(help="Write the report when the bench ends.")] = True,
-    memory: Annotated[int, typer.Option(min=64, help="Memory limit per run, MiB.")] = MEMORY_LIMIT_MB,
+    memory: Annotated[int, typer.Option(min=64, help="Memory limit per run, MiB of resident memory (the run's "
+                                        "processes together; address space is not limited).")] = MEMORY_LIMIT_MB,
     confirm: Annotated[bool, typer.Option("--confirm", help="Every count and \"no solution\" must be given alike "
                                           "by two backend families (native, CP-SAT, SAT); exit 1 if one is not.")]
     = False,
@@ -161,8 +162,9 @@ def bench(
 ) -> None:
     """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
 
-    Each run is a separate process with a hard time and memory limit; each finished run is stored at once
-    in the results database, so an interrupted bench loses nothing (carry on with --resume).
+    Each run is a separate process with a hard time and resident-memory limit, measured for wall time, CPU time
+    and peak memory; each finished run is stored at once in the results database, so an interrupted bench
+    loses nothing (carry on with --resume). Backends whose libraries are missing are skipped and named.
     """
     from edgematch.bench.environment import environment
     from edgematch.bench.session import check_backends, run_session, runnable
@@ -277,16 +279,17 @@ def _unconfirmed(summary: Summary) -> list[tuple[str, str]]:
 
 
 def _headline(summary: Summary) -> None:
-    from edgematch.bench.report import headline_rows, seconds
+    from edgematch.bench.report import headline_rows, mib, seconds
 
     table = _table(f"session {summary.session.id}: {summary.session.suite.name} (PAR2 cutoff {summary.cutoff:g} s)")
-    for name in ("backend", "solved", "PAR2 (s)", "median", "max", "fastest on", "timeouts", "errors", "wrong"):
+    for name in ("backend", "solved", "PAR2 (s)", "median", "max", "CPU", "peak RSS", "fastest on", "timeouts",
+                 "errors", "wrong"):
         table.add_column(name, justify="left" if name == "backend" else "right")
     for backend, st, fastest in headline_rows(summary):
         c = st.categories
         wrong = f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0"
         table.add_row(backend, f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
-                      str(fastest), str(c["timeout"]), str(c["error"]), wrong)
+                      seconds(st.cpu), mib(st.rss), str(fastest), str(c["timeout"]), str(c["error"]), wrong)
     _wide().print(table)
 
 
