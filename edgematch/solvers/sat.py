@@ -48,6 +48,7 @@ from edgematch.solvers.processes import ChildDied, stream
 DEFAULT_SOLVER = "glucose4"
 MAXSAT = ("rc2", "linear")  # the best-score searches; the first is the default
 BEST_OPTIONS = ("symmetry", "amo", "maxsat")  # the options that shape the best-score search
+CNF_OPTIONS = ("one_to_one", "forbidden", "support", "amo", "symmetry")  # the options of encodings.cnf
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
            "maplecm", "lingeling", "mergesat3", "minicard")
@@ -117,7 +118,7 @@ class SatBackend(Backend):
         result = Result(
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
             counters={**got.stats, **got.enc_stats, "boards": len(boards)},
-            options={"solver": solver, **{k: getattr(options, k) for k in self.options if k != "proof"}},
+            options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS}},
             message=got.message or stopped,
         )
         if stopped == "error":
