@@ -65,3 +65,21 @@ def test_a_portfolio_needs_two_real_members(spec):
     hunde = edgematch.read_puzzle(EXAMPLES / "hunde.hunde")
     with pytest.raises(UsageError, match="two or more backends"):
         edgematch.solve(hunde, backend=spec)
+
+
+def test_best_takes_the_highest_member_board_and_streams_every_member():
+    """best on a portfolio: boards streamed from both members reach on_improve in rising order, the answer is
+    the best of them, and on small boards a member's proof of optimality wins with the oracle's maximum."""
+    from tests.oracle import best_score
+    from tests.test_best_native import small_boards
+
+    puzzle, _ = generate(GeneratorSpec(8, 8, like="e2", seed=3))
+    seen: list[int] = []
+    result = edgematch.best(puzzle, backend="portfolio:native+cpsat", time_limit=3,
+                            on_improve=lambda board, score: seen.append(score))
+    assert seen == sorted(set(seen)) and result.score == max(seen)
+    assert edgematch.check(puzzle, result.solution).score == result.score
+    for small in small_boards(6, seed=4):
+        truth = best_score(small)
+        proved = edgematch.best(small, backend="portfolio:native+cpsat", time_limit=20)
+        assert proved.status == "solved" and proved.score == truth

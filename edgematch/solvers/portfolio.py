@@ -6,6 +6,10 @@ Each member is a forked child leading its own process group; the parent checks e
 kills every other member's group at once, so no solver outlives the call. Counts and solutions always come
 from one member, never merged.
 
+``best``: members stream every better board to the parent as they find it (the caller's ``on_improve`` sees
+the best over all members); a member that proves its board optimal wins; otherwise the answer is the member
+board with the highest score when the time is up.
+
 The time limit is the portfolio's: members get what is left of it when they start (less
 :data:`REPORT_AHEAD`) and report their own timeout (with what they found); one still running
 :data:`MEMBER_GRACE` past the limit is killed. Ctrl-C on the portfolio is passed on to the members (they lead
@@ -48,6 +52,7 @@ STOP_GRACE = 0.3  # after Ctrl-C is passed on, for members to report what they f
 class PortfolioBackend(Backend):
     name = "portfolio"
     description = "several backends in parallel processes; the first verified answer wins (portfolio:a+b)"
+    questions = ("first", "all", "count", "best")
 
     def members(self) -> list[str]:
         """The member backends: those named, else as many defaults as there are cores (at least two)."""
@@ -87,6 +92,7 @@ class PortfolioBackend(Backend):
         running: dict[Any, tuple[str, Any]] = {}
         winner: Result | None = None
         spent: list[Result] = []
+        streamed: list[Result] = []  # best: the best board any member streamed
         reason = ""
         try:
             for member in members:
@@ -104,7 +110,7 @@ class PortfolioBackend(Backend):
                 finally:
                     send.close()
             past = None if deadline is None else deadline + MEMBER_GRACE
-            winner, reason = _race(puzzle, running, spent, past)
+            winner, reason = _race(puzzle, running, spent, past, task, streamed)
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:
@@ -112,7 +118,7 @@ class PortfolioBackend(Backend):
                 for _, process in running.values():
                     interrupt_group(process.pid)
                 with contextlib.suppress(KeyboardInterrupt):
-                    winner = _race(puzzle, running, spent, time.monotonic() + STOP_GRACE)[0]
+                    winner = _race(puzzle, running, spent, time.monotonic() + STOP_GRACE, task, streamed)[0]
             for _, process in running.values():
                 kill_group(process.pid)  # a member that never started has pid None: nothing to kill
             for receive, (_, process) in running.items():
@@ -120,9 +126,13 @@ class PortfolioBackend(Backend):
                     process.join(timeout=5)
                 receive.close()
         took = time.monotonic() - started
-        answer = winner or _best_unfinished(spent, [n for n, _ in running.values()], reason or TIME_LIMIT)
+        killed = [n for n, _ in running.values()]
+        answer = winner or _best_unfinished(spent + streamed, killed, reason or TIME_LIMIT,
+                                            puzzle if task.question == "best" else None)
         if reason == INTERRUPTED:
             answer.message = INTERRUPTED
+        if streamed:  # best: every improvement any member streamed, in seconds from the start
+            answer.history = [(t - started, score) for t, score in streamed[0].history]
         answer.counters = {**answer.counters, "winner": answer.backend, "members": len(members)}
         answer.options = {**answer.options, "members": "+".join(m.full_name for m in members)}
         answer.timings = Timings(build=0.0, solve=took)
@@ -131,29 +141,43 @@ class PortfolioBackend(Backend):
 
 
 def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Result],
-          deadline: float | None) -> tuple[Result | None, str]:
+          deadline: float | None, task: Task, streamed: list[Result] | None = None) -> tuple[Result | None, str]:
     """Take members' answers as they come until one is complete and verified (the winner), none is left
-    running, or ``deadline`` passes (:data:`TIME_LIMIT`). Answers that do not win go to ``spent``."""
+    running, or ``deadline`` passes (:data:`TIME_LIMIT`). Answers that do not win go to ``spent``; boards a
+    ``best`` member streams on the way go to ``task.on_improve`` when they beat every member's so far, and
+    the best of them is kept in ``streamed`` (a member killed before its last word loses nothing)."""
+    streamed = [] if streamed is None else streamed
     while running:
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             return None, TIME_LIMIT
         for receive in wait(list(running), timeout=left):
-            name, process = running.pop(receive)
+            name, process = running[receive]
             try:
-                result = receive.recv()
+                message = receive.recv()
             except EOFError:
                 process.join(timeout=1)
-                result = Result(name, Status.ERROR, message=f"died (exit code {process.exitcode})")
+                message = Result(name, Status.ERROR, message=f"died (exit code {process.exitcode})")
+            if isinstance(message, tuple):  # ("improve", board, score) from a best member
+                _, board, score = message
+                if not streamed or score > (streamed[0].score or 0):
+                    seen = [*(streamed[0].history if streamed else []), (time.monotonic(), score)]
+                    streamed[:] = [Result(name, Status.TIMEOUT, [board], score=score, history=seen)]
+                    if task.on_improve is not None:
+                        task.on_improve(board, score)
+                continue
+            running.pop(receive)
             receive.close()
-            if result.complete and _verified(puzzle, result):
-                return result, ""
-            spent.append(result)
+            if message.complete and _verified(puzzle, message, task.question):
+                return message, ""
+            spent.append(message)
     return None, ""
 
 
 def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task) -> None:
     own_group()
+    if task.question == "best":
+        task = replace(task, on_improve=lambda board, score: conn.send(("improve", board, score)))
     try:
         try:
             result = backend.run(puzzle, task)
@@ -167,22 +191,32 @@ def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task) -> None:
         pass  # stopped while answering: the parent no longer waits for it
 
 
-def _verified(puzzle: Puzzle, result: Result) -> bool:
-    """A member's solutions must all pass the checker; one that fails is out of the race."""
-    if all(check(puzzle, s).ok for s in result.solutions):
+def _verified(puzzle: Puzzle, result: Result, question: str = "first") -> bool:
+    """A member's solutions must all pass the checker (for ``best``: be admissible boards); one that fails is
+    out of the race."""
+    if all(check(puzzle, s).admissible if question == "best" else check(puzzle, s).ok for s in result.solutions):
         return True
     result.status, result.message = Status.ERROR, "returned an invalid solution"
     return False
 
 
-def _best_unfinished(spent: list[Result], killed: list[str], reason: str) -> Result:
-    """No complete answer: the stopped member with the largest count (one member's lower bound), else an
+def _best_unfinished(spent: list[Result], killed: list[str], reason: str, best_of: Puzzle | None = None
+                     ) -> Result:
+    """No complete answer: the stopped member with the largest count (one member's lower bound), or with
+    ``best_of`` (the best-score question on that puzzle) the admissible board with the highest score; else an
     error naming what each member said."""
     stopped = [r for r in spent if r.status is Status.TIMEOUT]
+    if best_of is not None:
+        stopped = [r for r in stopped if _verified(best_of, r, "best")]
+
+    def rank(r: Result) -> tuple:
+        return (r.score is not None, r.score or 0) if best_of is not None else (r.count is not None, r.count or 0)
+
     if stopped or killed or not spent:  # (none spent: the limit passed before a member started)
-        best = max(stopped, key=lambda r: (r.count is not None, r.count or 0)) if stopped else Result(
+        best = max(stopped, key=rank) if stopped else Result(
             killed[0] if killed else "portfolio", Status.TIMEOUT)
         best.message = reason + (f" ({', '.join(killed)} stopped)" if killed else "")
         return best
     why = "; ".join(f"{r.backend}: {r.message}" for r in spent)
     return Result(spent[0].backend if spent else "portfolio", Status.ERROR, message=f"no member answered: {why}")
+

@@ -40,7 +40,8 @@ from edgematch.solvers.native.tables import Tables, _ids, norm
 START = 0.6
 UNIT = 5_000_000
 FIRST_UNIT = 500_000  # the first-solution search's restart unit (native's default)
-SLICE_NODES = 200_000  # nodes between returns to Python (about 0.2 s): time limit, progress, the exact share
+SLICE_NODES = 2_000_000  # at most this many nodes between returns to Python (time limit, progress, shares)
+SLICE_SECONDS = 0.05  # and about this long
 EXACT_UP_TO = 25  # positions up to which the default is no schedule (branch and bound alone, proving optimality)
 
 
@@ -461,6 +462,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
         proven = proven or best_score == max_score
 
     ordering = tables
+    slice_nodes = 20_000
     try:
         while not proven and not stopped:
             restarts += 1
@@ -468,9 +470,13 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             run = _Run(ordering, sched, best_score, 6 if double else 4)
             while not proven:
                 before = int(run.flags[K.NODES])
-                code = run.step(min(SLICE_NODES, budget_left))
+                stepped = time.perf_counter()
+                code = run.step(min(slice_nodes, budget_left))
                 spent = int(run.flags[K.NODES]) - before
                 nodes += spent
+                took = time.perf_counter() - stepped
+                if took > 0 and spent > 0:  # slices of about SLICE_SECONDS, whatever the rate here
+                    slice_nodes = int(min(max(spent / took * SLICE_SECONDS, 1000), SLICE_NODES))
                 budget_left -= spent
                 if code == K.IMPROVED:
                     offer(_complete(puzzle, ordering, run.best, int(run.state[K.SHOWN])))
