@@ -101,3 +101,14 @@ def test_ctrl_c_prints_and_keeps_the_best_board(tmp_path):
     board = edgematch.read_solution(saved, puzzle=puzzle)
     shown = re.search(r"score\s+(\d+)/(\d+) seams fit", printed)
     assert shown and edgematch.check(puzzle, board).score == int(shown.group(1))
+
+
+def test_check_prints_a_best_boards_score(tmp_path):
+    puzzle_file = e2_board(tmp_path, side=6)
+    saved = tmp_path / "best.emsol"
+    cli("best", puzzle_file, "-b", "native", "-t", "0.3", "--save", saved)
+    verdict = edgematch.check(edgematch.read_puzzle(puzzle_file), edgematch.read_solution(saved))
+    result = cli("check", puzzle_file, saved, "--json")
+    data = json.loads(result.stdout)
+    assert (data["score"], data["breaks"], data["admissible"]) == (verdict.score, verdict.breaks, True)
+    assert result.exit_code == (0 if verdict.ok else 1)

@@ -237,14 +237,16 @@ def check_cmd(
     solution_format: Annotated[str | None, typer.Option(help="Solution format (default: detected).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Check a solution against a puzzle: every violation by cell or seam. Exit 0 valid, 1 invalid."""
+    """Check a solution against a puzzle: every violation by cell or seam, and the score (fitting seams; a
+    board that breaks only seams is what `edgematch best` answers). Exit 0 valid, 1 invalid."""
     with reported():
         puzzle = fmt.read_puzzle(puzzle_file, format)
         sol = fmt.read_solution(solution_file, solution_format, puzzle)
         result = check(puzzle, sol)
     if as_json:
         sys.stdout.write(json.dumps({
-            "ok": result.ok, "score": result.score, "max_score": result.max_score, "summary": result.summary(),
+            "ok": result.ok, "score": result.score, "max_score": result.max_score, "breaks": result.breaks,
+            "admissible": result.admissible, "summary": result.summary(),
             "violations": [{"kind": v.kind, "message": v.message, "cell": v.cell, "other": v.other}
                            for v in result.violations]}, indent=2) + "\n")
         if not result.ok:
@@ -253,6 +255,9 @@ def check_cmd(
     for violation in result.violations:
         out.print(Text.assemble(("x ", "red"), str(violation)), highlight=False)
     out.print(Text(result.summary(), style="green" if result.ok else "red"), highlight=False)
+    if not result.ok and result.admissible:
+        out.print(f"a board for `edgematch best`: every rule but {result.breaks} seam(s) kept, "
+                  f"score {result.score}/{result.max_score}", highlight=False)
     if not result.ok:
         raise typer.Exit(EXIT_INVALID)
 
