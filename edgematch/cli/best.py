@@ -114,7 +114,8 @@ def _summary(result: Result) -> Table:
     else:
         table.add_row("score", f"no board{note}")
     table.add_row("status", f"{result.status.value}{note}")
-    settings = ", ".join(f"{k}={v}" for k, v in result.options.items() if v is not None)
+    settings = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in result.options.items() if v is not None)
     table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
     if result.history:
         last_t, last_s = result.history[-1]
