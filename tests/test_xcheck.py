@@ -363,7 +363,7 @@ def test_cli_exit_1_and_reproducers_on_a_wrong_backend(halving, tmp_path):
     files = sorted(out.iterdir())
     assert files and all(f.name.startswith("xcheck-s5-") for f in files)
     again = cli("xcheck", files[0], "-b", "native,halving")
-    assert again.exit_code == 1 and "checked 1 puzzles" in again.stdout
+    assert again.exit_code == 1 and "checked 1 puzzle" in again.stdout
     assert sorted(out.iterdir()) == files  # replaying files writes nothing unless --out is given
 
 
