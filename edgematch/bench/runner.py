@@ -12,6 +12,13 @@ hang the harness), rebuilds the puzzle, checks every solution with the independe
 - category: ``correct``, ``wrong`` (an invalid solution, or a planted puzzle called unsat),
   ``timeout``, ``error``.
 
+Task ``best`` (the best-scoring board within the timeout): the child sends the board, its claimed score, the
+maximum and the improvement history; the parent re-scores the board with the checker (a board that breaks a
+rule, or a claimed score the checker does not count, is ``wrong``). A run with a board is ``correct``, with
+status ``solved`` when its score is proven the maximum (a full solution, or the backend's proof) and
+``timeout`` when the time ran out first: reaching the limit is how a best run ends, not a failure. A run
+without a board is category ``timeout``.
+
 Measurement (:class:`Tree`). While a run is under way the parent polls its process tree (the child and every
 descendant, found by parent pid, so a portfolio member in its own process group counts too) every
 ``POLL_SECONDS`` with psutil: the sum of their resident sets is the run's memory, and a run whose sum passes
@@ -97,6 +104,10 @@ class RunRecord:
     repeat: int = 0
     ran: str = ""
     output: str = ""
+    score: int | None = None  # best: the checked score of the board returned
+    max_score: int | None = None  # best: the puzzle's inner seams
+    history: list[tuple[float, int]] = field(default_factory=list)  # best: (seconds, score) per improvement
+    board: list[tuple[int, int]] = field(default_factory=list)  # best: the board returned, (tile, turn) by cell
 
     def about(self, instance: Instance) -> RunRecord:
         """This record with the instance's family, size and fingerprint filled in (reports group by them)."""
@@ -109,8 +120,16 @@ class RunRecord:
 
     @property
     def solved(self) -> bool:
-        """Answered and accepted: the figure that counts in reports (unsat answers count too)."""
+        """Answered and accepted: the figure that counts in reports (unsat answers count too). A best run is
+        solved when its score is proven the maximum."""
         return self.category == "correct" and self.status in ("solved", "unsat")
+
+    @property
+    def reached(self) -> float | None:
+        """best: the seconds at which the run's final score was first reached (its last improvement)."""
+        if self.score is None:
+            return None
+        return next((t for t, s in self.history if s >= self.score), self.time)
 
 
 def ran(counters: dict[str, Any]) -> str:
@@ -146,13 +165,15 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
         puzzle = instance.puzzle()
         chosen = get_backend(backend)
         chosen.warm_up()
-        question = "first" if task == "first" else "count"
+        question = task if task in ("first", "count", "best") else "first"
         cpu = _cpu_now()
         started = time.perf_counter()
         result = chosen.run(puzzle, Task(question=question, time_limit=timeout, distinct=task == "count"))
         took = time.perf_counter() - started
         cpu = _cpu_now() - cpu
-        conn.send({
+        best = {"score": result.score, "max_score": puzzle.seam_count,
+                "history": [(float(t), int(s)) for t, s in result.history]} if task == "best" else {}
+        conn.send(best | {
             "status": result.status.value, "cells": [list(map(tuple, s.cells)) for s in result.solutions[:1]],
             "count": result.count, "distinct": result.distinct, "time": took, "build": result.timings.build,
             "solve": result.timings.solve, "counters": _plain(result.counters), "options": _plain(result.options),
@@ -277,7 +298,7 @@ class Running:
                              peak_rss_mb=peak, output=output, message=answer["message"])
         record = _verdict(self.instance, backend, task, wall, answer)
         record.peak_rss_mb, record.output = peak, output
-        if record.category == "correct" and record.time > self.timeout:
+        if record.category == "correct" and record.time > self.timeout and task != "best":  # best ends at the limit
             record.category, record.message = "timeout", f"answered after the cutoff ({record.time:.2f} s)"
         return record
 
@@ -350,6 +371,8 @@ def _verdict(instance: Instance, backend: str, task: str, wall: float, answer: d
         options=answer["options"], message=answer["message"], cpu=answer["cpu"], ran=ran(answer["counters"]),
     )
     puzzle = instance.puzzle()
+    if task == "best":
+        return _best_verdict(instance, puzzle, record, answer)
     started = time.perf_counter()
     for cells in answer["cells"]:
         verdict = check(puzzle, Solution(puzzle.width, puzzle.height, tuple(cells)))
@@ -369,4 +392,38 @@ def _verdict(instance: Instance, backend: str, task: str, wall: float, answer: d
         record.category = "timeout"
     elif record.status == "error":
         record.category = "error"
+    return record
+
+
+def _best_verdict(instance: Instance, puzzle: Any, record: RunRecord, answer: dict[str, Any]) -> RunRecord:
+    """File a best run: the board re-scored by the checker (what is stored is the checker's score), its claim
+    compared; a board is a correct answer whether or not it was proven optimal."""
+    record.max_score, record.history = answer.get("max_score"), [tuple(step) for step in answer.get("history", [])]
+    claimed = answer.get("score")
+    started = time.perf_counter()
+    if answer["cells"]:
+        board = [(int(tile), int(turn)) for tile, turn in answer["cells"][0]]
+        verdict = check(puzzle, Solution(puzzle.width, puzzle.height, tuple(board)))
+        record.check, record.board = time.perf_counter() - started, board
+        record.score, record.max_score = verdict.score, verdict.max_score
+        if not verdict.admissible:
+            broken = next(v for v in verdict.violations if v.kind != "seam")
+            record.category, record.message = "wrong", f"the board breaks a rule: {broken}"
+        elif claimed is not None and claimed != verdict.score:
+            record.category = "wrong"
+            record.message = f"claimed score {claimed}, the checker counts {verdict.score}"
+        elif record.status == "error":
+            record.category = "error"
+        elif record.status == "unsat":
+            record.category, record.message = "wrong", "returned a board but said no admissible board exists"
+        elif verdict.score == verdict.max_score:
+            record.status = "solved"  # a full solution: the maximum, proven by the board itself
+        return record
+    if record.status == "unsat" and instance.planted:
+        record.category, record.message = "wrong", "a planted (solvable) puzzle was reported to have no board"
+    elif record.status == "solved":
+        record.category, record.message = "wrong", "claimed an optimum without a board"
+    elif record.status in ("timeout", "error"):
+        record.category = record.status
+        record.message = record.message or "no board within the time"
     return record

@@ -170,12 +170,12 @@ def pending(store: Store, session: int, suite: Suite, skip: Collection[str] = ()
     ran = {(key, backend, task): fp for (key, backend, task, _), fp in done.items() if fp != UNKNOWN_FINGERPRINT}
     todo = []
     for instance, backend, repeat in suite.planned():
-        stored = ran.get((instance.key, backend, suite.task))
+        stored = ran.get((instance.key, backend, suite.task_of(instance)))
         if stored is not None and stored != instance.fingerprint():
             raise UsageError(f"cannot resume session {session}: {instance.key} is no longer the puzzle its runs "
                              f"solved (fingerprint {stored}, now {instance.fingerprint()}; the generator or the "
                              "puzzle file changed): start a new session")
-        if (instance.key, backend, suite.task, repeat) not in done and backend not in skip:
+        if (instance.key, backend, suite.task_of(instance), repeat) not in done and backend not in skip:
             todo.append((instance, backend, repeat))
     return todo
 
@@ -207,7 +207,8 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
                     instance, backend, repeat = todo.pop(0)
                     watcher.started(instance, backend)
                     with interrupts.shield():
-                        handle = start_run(instance, backend, suite.task, suite.timeout, grace, memory_mb)
+                        handle = start_run(instance, backend, suite.task_of(instance), suite.timeout_of(instance),
+                                           grace, memory_mb)
                         if isinstance(handle, Running):
                             handle.repeat = repeat
                             running.append(handle)

@@ -11,6 +11,13 @@ ran) and ``output`` (what the run printed). A schema 1 database is migrated when
 are added, and its runs' fingerprints are left unknown (``""``) because the database never stored their
 puzzles (only how to make them, and the generator may have changed since); readers say so where it matters
 (:data:`UNKNOWN_FINGERPRINT`). A read-only schema 1 database is read as it is.
+
+Schema 3 adds the best-score task's figures per run: ``score`` and ``max_score`` (the checker's) and
+``history`` (JSON, ``[[seconds, score], ...]``), and the ``board`` itself (JSON, ``[[tile, turn], ...]`` by
+cell, so a reader can re-check or render it without re-running). Columns rather than entries in ``counters``: counters are
+the backend's own names (a backend may well report a ``score`` of its own), and reports and the policy
+read these for every best run. Schema 1 and 2 databases gain them when opened (old runs: none), and one
+this process may not write is read as it is.
 """
 
 from __future__ import annotations
@@ -27,13 +34,16 @@ from edgematch.bench.runner import RunRecord
 from edgematch.bench.suite import Suite
 from edgematch.errors import FormatError, UsageError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 UNKNOWN_FINGERPRINT = ""  # a run stored before fingerprints: its puzzle cannot be told apart by content
 
 # columns schema 2 added to runs, with the value old rows get
 _ADDED = {"cpu": "REAL", "peak_rss_mb": "REAL", "fingerprint": "TEXT NOT NULL DEFAULT ''",
           "repetition": "INTEGER NOT NULL DEFAULT 0", "ran": "TEXT NOT NULL DEFAULT ''",
           "output": "TEXT NOT NULL DEFAULT ''"}
+# columns schema 3 added (the best task's figures)
+_ADDED_3 = {"score": "INTEGER", "max_score": "INTEGER", "history": "TEXT NOT NULL DEFAULT '[]'",
+            "board": "TEXT NOT NULL DEFAULT '[]'"}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -76,14 +86,18 @@ CREATE TABLE IF NOT EXISTS runs (
     fingerprint TEXT NOT NULL DEFAULT '',  -- hash of the puzzle's content ('' = unknown: stored before schema 2)
     repetition INTEGER NOT NULL DEFAULT 0, -- which of the cell's --repeat runs
     ran TEXT NOT NULL DEFAULT '',    -- what auto / a portfolio actually ran
-    output TEXT NOT NULL DEFAULT ''  -- the end of what the run's processes printed
+    output TEXT NOT NULL DEFAULT '', -- the end of what the run's processes printed
+    score INTEGER,                   -- best: the checked score of the board returned
+    max_score INTEGER,               -- best: the puzzle's inner seams
+    history TEXT NOT NULL DEFAULT '[]', -- best: JSON [[seconds, score], ...] per improvement
+    board TEXT NOT NULL DEFAULT '[]'    -- best: JSON [[tile, turn], ...] by cell, the board returned
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session, instance, backend, task);
 """
 
 # RunRecord field -> column, where they differ (``check`` and ``distinct`` are SQL words)
 _COLUMNS = {"check": "check_time", "distinct": "distinct_count", "repeat": "repetition"}
-_JSON = ("counters", "options")
+_JSON = ("counters", "options", "history", "board")
 
 
 @dataclass
@@ -126,8 +140,8 @@ class Store:
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise FormatError(f"not a results database: {exc}", self.path) from None
-        if tables and version == 1 and "runs" in tables:
-            self._migrate()
+        if tables and version in (1, 2) and "runs" in tables:
+            self._migrate(version)
             version = SCHEMA_VERSION
         if tables and (version != SCHEMA_VERSION or "runs" not in tables):
             self.db.close()
@@ -140,16 +154,18 @@ class Store:
 
     legacy = False  # a schema 1 database read without migrating (read-only)
 
-    def _migrate(self) -> None:
-        """Schema 1 -> 2: add the new run columns (old runs: fingerprint unknown, nothing measured). A database
-        this process may not write is read as it is; the missing columns read as their defaults."""
+    def _migrate(self, version: int) -> None:
+        """Schema 1 -> 2 -> 3: add the new run columns (old runs: fingerprint unknown, nothing measured, no
+        scores). A database this process may not write is read as it is; the missing columns read as their
+        defaults."""
+        added = (_ADDED if version == 1 else {}) | _ADDED_3
         try:
             with self.db:
-                for column, kind in _ADDED.items():
+                for column, kind in added.items():
                     self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.OperationalError:
-            self.legacy = True
+            self.legacy = version == 1
 
     def close(self) -> None:
         self.db.close()
@@ -221,7 +237,7 @@ class Store:
     def runs(self, session: int) -> list[RunRecord]:
         """The session's runs in the order they finished, disagreeing answers recategorised as wrong."""
         names = [f.name for f in fields(RunRecord)]
-        defaults = {f.name: f.default for f in fields(RunRecord)}
+        defaults = {f.name: f.default for f in fields(RunRecord)} | {"history": "[]", "board": "[]"}
         records = []
         for row in self.db.execute("SELECT * FROM runs WHERE session = ? ORDER BY id", (session,)):
             present = row.keys()
@@ -229,6 +245,8 @@ class Store:
                       for name in names}
             for key in _JSON:
                 values[key] = json.loads(values[key])
+            values["history"] = [tuple(step) for step in values["history"]]
+            values["board"] = [tuple(cell) for cell in values["board"]]
             records.append(RunRecord(**values))
         return settle(records)
 

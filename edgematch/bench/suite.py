@@ -16,7 +16,7 @@ suite's (:class:`Overrides`).
 Suite file::
 
     name = "mine"
-    task = "first"            # first | count
+    task = "first"            # first | count | best
     timeout = 20.0            # seconds per run
     seeds = [1, 2, 3]
     backends = ["native", "cpsat"]
@@ -32,6 +32,20 @@ Suite file::
     sizes = [3, 4]
     unique = true             # exactly one distinct solution
     hint = false              # fix the planted centre tile
+    [[family]]
+    name = "e2-best"
+    like = "e2"
+    sizes = [8]
+    hint = true
+    task = "best"             # this family's question (default: the suite's task)
+    timeout = 5.0             # this family's seconds per run (default: the suite's)
+    backends = ["native", "cpsat", "sat", "auto"]  # of the suite's backends, those this family runs
+
+``task = "best"`` asks for the best-scoring board within the timeout (the Eternity II question; see
+:func:`edgematch.best`): every run that returns a board counts, proven optimal or not, and reports show
+scores, never PAR2 times. A family's ``task``, ``timeout`` and ``backends`` let one suite hold a small best
+family beside its first-solution families; each instance carries them (:class:`Instance`), and ``--task``,
+``--timeout`` and ``--backends`` on the command line replace them with the suite's.
 
 Every value is checked when the suite loads, and a bad one is named with its file and line: ``timeout`` is
 a finite number of seconds up to ``MAX_TIME_LIMIT`` (10,000,000), backends are known names, sizes and
@@ -56,10 +70,10 @@ from edgematch.formats import read_puzzle
 from edgematch.formats.source import read_text
 from edgematch.solvers.api import seconds_problem
 
-TASKS = ("first", "count")
+TASKS = ("first", "count", "best")
 MAX_REPEAT = 100
 _FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations",
-                "like", "unique", "hint"}
+                "like", "unique", "hint", "task", "timeout", "backends"}
 _SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family", "repeat"}
 
 
@@ -88,6 +102,9 @@ class Instance:
     spec: GeneratorSpec | None = None
     path: str | None = None
     unique: bool = False
+    task: str = ""  # the family's task, "" for the suite's
+    timeout: float | None = None  # the family's seconds per run, None for the suite's
+    backends: tuple[str, ...] = ()  # the family's backends (a subset of the suite's), () for all of them
 
     @property
     def key(self) -> str:
@@ -120,13 +137,16 @@ class Instance:
         return _fingerprints[self]
 
     def as_dict(self) -> dict[str, Any]:
+        own = {"task": self.task, "timeout": self.timeout, "backends": list(self.backends)}
         return {"family": self.family, "size": self.size, "seed": self.seed, "path": self.path,
-                "spec": asdict(self.spec) if self.spec else None, "unique": self.unique}
+                "spec": asdict(self.spec) if self.spec else None, "unique": self.unique} | \
+            {k: v for k, v in own.items() if v}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Instance:
         spec = GeneratorSpec(**data["spec"]) if data.get("spec") else None
-        return cls(data["family"], data["size"], data.get("seed"), spec, data.get("path"), bool(data.get("unique")))
+        return cls(data["family"], data["size"], data.get("seed"), spec, data.get("path"), bool(data.get("unique")),
+                   data.get("task", ""), data.get("timeout"), tuple(data.get("backends", ())))
 
 
 @dataclass(frozen=True)
@@ -143,7 +163,25 @@ class Suite:
     def runs(self) -> list[tuple[Instance, str]]:
         """Every (instance, backend) pair, smallest boards first so a stopped bench has the easy ones."""
         ordered = sorted(self.instances, key=lambda i: (i.tiles, i.family, i.key))
-        return [(instance, backend) for instance in ordered for backend in self.backends]
+        return [(instance, backend) for instance in ordered for backend in self.backends_of(instance)]
+
+    def task_of(self, instance: Instance) -> str:
+        """The question the instance's runs ask: its family's task, else the suite's."""
+        return instance.task or self.task
+
+    def timeout_of(self, instance: Instance) -> float:
+        """The instance's seconds per run: its family's timeout, else the suite's."""
+        return self.timeout if instance.timeout is None else instance.timeout
+
+    def backends_of(self, instance: Instance) -> tuple[str, ...]:
+        """The suite's backends the instance runs on: those its family names (in the suite's order), else all
+        (a backend left out of the suite, e.g. because its library is missing here, is left out here too)."""
+        return tuple(b for b in self.backends if not instance.backends or b in instance.backends)
+
+    @property
+    def tasks(self) -> list[str]:
+        """Every task the suite's instances ask, in plan order."""
+        return list(dict.fromkeys(self.task_of(i) for i in self.instances)) or [self.task]
 
     def planned(self) -> list[tuple[Instance, str, int]]:
         """Every run: each cell :attr:`repeat` times, the cells in :meth:`runs` order, all cells' first runs
@@ -213,6 +251,9 @@ class Overrides:
             if self.families and family.get("name") not in self.families:
                 continue
             family = dict(family)
+            for key in ("task", "timeout", "backends"):  # the command line's setting is for every family
+                if getattr(self, key) not in ((), None):
+                    family.pop(key, None)
             if self.sizes:
                 family["sizes"] = [_number(s) for s in self.sizes]
             if self.colours is not None:
@@ -343,7 +384,7 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     families = data.get("family")
     if not isinstance(families, list) or not families or not all(isinstance(f, dict) for f in families):
         raise fail("family", "at least one [[family]] table is needed")
-    instances = [inst for family in families for inst in _family(family, seeds, fail)]
+    instances = [inst for family in families for inst in _family(family, seeds, fail, backends)]
     keys = [i.key for i in instances]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
@@ -366,7 +407,7 @@ def _backend_problem(name: str) -> str | None:
     return None
 
 
-def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
+def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list[str]) -> list[Instance]:
     unknown = set(family) - _FAMILY_KEYS
     if unknown:
         raise fail(sorted(unknown)[0], f"unknown family setting (known: {', '.join(sorted(_FAMILY_KEYS))})")
@@ -379,6 +420,22 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
     for key in ("framed", "rotations", "unique", "hint"):
         if not isinstance(family.get(key, True), bool):
             raise fail(key, f"family {name}: true or false, got {quoted(str(family[key]))}", name)
+    task = family.get("task", "")
+    if task and task not in TASKS:
+        raise fail("task", f"family {name}: one of {', '.join(TASKS)}, got {quoted(str(task))}", name)
+    timeout = family.get("timeout")
+    problem = None if timeout is None else seconds_problem(timeout)
+    if problem:
+        raise fail("timeout", f"family {name}: {problem}", name)
+    backends = family.get("backends", [])
+    if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends) or "backends" in family \
+            and not backends:
+        raise fail("backends", f"family {name}: a non-empty list of backend names", name)
+    outside = [b for b in backends if b not in suite_backends]
+    if outside:
+        raise fail("backends", f"family {name}: {outside[0]} is not one of the suite's backends "
+                               f"({', '.join(suite_backends)})", name, outside[0])
+    own = {"task": task, "timeout": None if timeout is None else float(timeout), "backends": tuple(backends)}
     rule = family.get("rule")
     if rule is not None and rule not in RULES:
         raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {quoted(str(rule))}", name)
@@ -405,7 +462,7 @@ def _family(family: dict[str, Any], seeds: list[int], fail) -> list[Instance]:
                 raise fail("sizes", f"family {name}: {exc}", name) from None
             if unique:
                 spec = _unique(spec, name, fail)
-            out.append(Instance(name, f"{width}x{height}", seed, spec, unique=unique))
+            out.append(Instance(name, f"{width}x{height}", seed, spec, unique=unique, **own))
     return out
 
 
