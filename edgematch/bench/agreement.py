@@ -5,6 +5,9 @@
 - Counts (task ``count``): complete counts, raw and distinct, must be equal. The value most backends
   gave stands; the others are wrong. With no majority every complete count is wrong (no way to tell
   which is right). A complete count below another run's partial count (a lower bound) is wrong too.
+- Best scores (task ``best``): every board is checked, so scores need no agreement; but a claimed optimum
+  (status ``solved``) below the checked score of another run's board on the instance is wrong, which
+  covers two backends proving different optima.
 - Confirmation: a count or a "no solution" that backends of two independent families (native search,
   CP-SAT, SAT) gave alike is marked confirmed; one backend's word is not.
 """
@@ -46,6 +49,15 @@ def _disagreements(runs: list[RunRecord]) -> dict[int, str]:
             if not unanimous_or_majority or (run.count, run.distinct) != best:
                 others = ", ".join(f"{r.backend} {_shown(r)}" for j, r in counts if j != i)
                 wrong[i] = f"count {_shown(run)} disagrees with {others}"
+    boards = [r for _, r in answered if r.task == "best" and r.score is not None]
+    for i, run in answered:
+        if run.task == "best" and run.status == "solved" and run.score is not None and i not in wrong:
+            above = [r for r in boards if r.score > run.score]
+            if above:
+                top = max(above, key=lambda r: r.score)
+                proven = "also a proven optimum" if top.status == "solved" else "a checked board"
+                wrong[i] = (f"claimed optimum {run.score} disagrees with {top.backend}'s score {top.score} "
+                            f"({proven})")
     partial = [r for r in runs if r.task == "count" and r.status == "timeout" and r.count]
     for i, run in counts:
         above = [r for r in partial if r.count > (run.count or 0)]

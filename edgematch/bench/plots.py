@@ -7,6 +7,8 @@
   better), with the virtual best;
 - scatter: two backends' times per instance on log axes; a run unsolved by one backend sits in a shaded
   "unsolved" strip past the cutoff with a hollow marker, apart from every measured time.
+- scores over time (task ``best``): each run's best score (as a share of the maximum) against the seconds it
+  took to reach it, a step line per run, one panel per size class; a run's line ends at its time limit.
 Each backend keeps one colour and one marker in every plot: ten colours and seven markers pair up distinctly
 for 70 backends (the colour cycles by 10, the marker by 7), so 10+ backends stay told apart in grey too.
 Figures come from :class:`matplotlib.figure.Figure` directly (no pyplot state, no display needed).
@@ -18,6 +20,7 @@ import io
 import statistics
 from typing import Any
 
+from edgematch.bench.scores import Scores
 from edgematch.bench.summary import VIRTUAL_BEST, Summary
 from edgematch.errors import MissingDependencyError
 
@@ -174,4 +177,40 @@ def scatter(summary: Summary, first: str, second: str) -> str:
         ax.set_title(f"{first} vs {second} (hollow: one left it unsolved)")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8, frameon=False)
+        return _svg(figure)
+
+
+MAX_SCORE_PANELS = 6  # the score-over-time plot draws the largest size classes when there are more
+
+
+def scores_over_time(scores: Scores, limit: float) -> str:
+    """Best score (share of the maximum) against seconds, a step line per run coloured by backend, a panel per
+    size class (the largest ``MAX_SCORE_PANELS``); ``limit`` is where a line without a later step ends."""
+    matplotlib = _matplotlib()
+    classes = scores.classes[-MAX_SCORE_PANELS:]
+    palette = {b: _PALETTE[i % len(_PALETTE)] for i, b in enumerate(scores.backends)}
+    with matplotlib.rc_context(_STYLE):
+        figure = _figure(min(4.2 * len(classes), 13), 3.6)
+        axes = figure.subplots(1, len(classes), squeeze=False, sharey=True)[0]
+        for ax, (family, size) in zip(axes, classes, strict=True):
+            for run in scores.runs:
+                if (run.family, run.size) != (family, size) or not run.history or not run.max_score:
+                    continue
+                if run.category != "correct":
+                    continue
+                times = [max(t, 1e-3) for t, _ in run.history]
+                shares = [100 * s / run.max_score for _, s in run.history]
+                end = max(run.time, times[-1], limit if run.status != "solved" else times[-1])
+                ax.step([*times, end], [*shares, shares[-1]], where="post", color=palette[run.backend], lw=1.2,
+                        alpha=0.7, label=run.backend)
+            ax.set_xscale("log")
+            ax.set_title(f"{family} {size}")
+            ax.set_xlabel("seconds (log)")
+            ax.grid(True, which="major", alpha=0.3)
+        axes[0].set_ylabel("best score, % of the maximum")
+        shown: dict[str, Any] = {}
+        for ax in axes:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                shown.setdefault(label, handle)
+        figure.legend(list(shown.values()), list(shown), loc="outside right upper", fontsize=8, frameon=False)
         return _svg(figure)

@@ -10,6 +10,10 @@ class whose best backend is within 10% or 5 ms of the choice of the size below k
 with the same choice merge into one rule. Meta-backends (auto, portfolio) in the sessions are ignored:
 the policy is built from single backends only. Each rule also names ``confirm``: the fastest backend of
 another family than the choice's (native search, CP-SAT, SAT), the second opinion ``--confirm`` asks.
+
+Question ``best`` (from sessions with best-score runs): per kind and size the backend with the highest mean
+checked score wins (a run without a board scores 0), ties going to the one that reached its scores soonest
+(median seconds to its final score); no portfolio rule and no second opinion (every board is checked).
 """
 
 from __future__ import annotations
@@ -75,8 +79,12 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | Non
         previous = rules[-1] if rules else None
         same_kind = previous is not None and {k: previous.get(k) for k in KIND_KEYS} == \
             {k: kind.get(k) for k in KIND_KEYS}
-        choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
-        second = _second_opinion(groups[key], cutoffs[key], choice) or (previous.get("confirm") if same_kind else None)
+        if task == "best":
+            choice, evidence, second = *_choose_best(groups[key]), None
+        else:
+            choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
+            second = _second_opinion(groups[key], cutoffs[key], choice) or (
+                previous.get("confirm") if same_kind else None)
         if same_kind and previous["backend"] == choice and previous.get("confirm") == second:
             previous["up_to_tiles"] = tiles
             previous["evidence"] += f"; {'/'.join(sorted(sizes[key]))}: {evidence}"
@@ -160,6 +168,27 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
             return (f"portfolio:{best}+{partner}",
                     f"{evidence}; racing {best} and {partner}: {par2(best, partner):.3g} s")
     return best, evidence
+
+
+def _choose_best(runs: list[RunRecord]) -> tuple[str, str]:
+    """The best-score choice for one size class: highest mean checked score over the class's instances (no
+    board: 0), ties to the lower median seconds to reach the final score."""
+    by_backend: dict[str, list[RunRecord]] = defaultdict(list)
+    for run in runs:
+        by_backend[run.backend].append(run)
+
+    def mean(backend: str) -> float:
+        return statistics.fmean(r.score if r.category == "correct" and r.score is not None else 0
+                                for r in by_backend[backend])
+
+    def reached(backend: str) -> float:
+        times = [t for r in by_backend[backend] if r.category == "correct" and (t := r.reached) is not None]
+        return statistics.median(times) if times else float("inf")
+
+    ranked = sorted(by_backend, key=lambda b: (-mean(b), reached(b), b))
+    top = max((r.max_score or 0 for r in runs), default=0)
+    shown = ", ".join(f"{b} {mean(b):.1f}/{top} in {reached(b):.2g} s" for b in ranked[:2])
+    return ranked[0], f"mean score {shown}"
 
 
 def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | None:

@@ -130,6 +130,14 @@ def confirmed_line(summary: Summary) -> str:
             f"{alone} rest on one family's word.")
 
 
+def tasks_text(suite: Any) -> str:
+    """The session's tasks and cutoffs: ``task `first`, cutoff 10 s per run`` (families' own added)."""
+    text = f"task `{suite.task}`, cutoff {suite.timeout:g} s per run"
+    own = dict.fromkeys((i.family, suite.task_of(i), suite.timeout_of(i)) for i in suite.instances
+                        if (suite.task_of(i), suite.timeout_of(i)) != (suite.task, suite.timeout))
+    return text + "".join(f"; family {f}: task `{t}`, {c:g} s" for f, t, c in own)
+
+
 def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
     return [(b, summary.headline[b], summary.fastest.get(b, 0)) for b in [*summary.backends, VIRTUAL_BEST]
             if b in summary.headline]
@@ -138,13 +146,13 @@ def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
 # -- Markdown ---------------------------------------------------------------------------------------------
 
 def markdown(summary: Summary) -> str:
-    s, cutoff = summary.session, summary.cutoff
+    s = summary.session
     lines = [f"# edgematch bench: session {s.id}, suite `{s.suite.name}`", ""]
     if s.suite.description:
         lines += [s.suite.description, ""]
     repeats = f", each cell {s.suite.repeat} times" if s.suite.repeat > 1 else ""
     lines += [f"Started {s.started}; {len(summary.every)} runs of {s.planned} planned{repeats}; benching took "
-              f"{seconds(s.elapsed)}; task `{s.suite.task}`, cutoff {cutoff:g} s per run.", ""]
+              f"{seconds(s.elapsed)}; {tasks_text(s.suite)}.", ""]
     lines += [f"> {n}" for n in notes(summary)] + ([""] if notes(summary) else [])
     lines += ["## Correctness", ""]
     if summary.wrong:
@@ -157,6 +165,26 @@ def markdown(summary: Summary) -> str:
     if summary.errors:
         lines += ["", f"{len(summary.errors)} run(s) ended in an error:", ""]
         lines += [f"- `{r.instance}` {r.backend} ({r.termination}): {r.message}" for r in summary.errors]
+    if summary.runs:  # first/count runs: time figures (best runs have none: they end at the limit)
+        lines += timed_sections(summary)
+    if summary.scores:
+        lines += score_sections(summary)
+    lines += ["", "## Runs", "", "| instance | backend | # | category | status | time | CPU | wall | peak RSS | "
+              "count | ran | note |", "|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|"]
+    for r in summary.every:
+        count = "" if r.count is None else f"{r.count}" + ("" if r.distinct is None else f" / {r.distinct}")
+        count = f"score {r.score}/{r.max_score}" if r.task == "best" and r.score is not None else count
+        count += " ✓" if count and r.status == "solved" and (r.instance, r.task) in summary.confirmed else ""
+        lines.append(f"| {r.instance} | {r.backend} | {r.repeat + 1} | {r.category} | {r.status} | "
+                     f"{seconds(r.time)} | {seconds(r.cpu)} | {seconds(r.wall)} | {mib(r.peak_rss_mb)} | {count} | "
+                     f"{r.ran} | {r.message.replace('|', '/')} |")
+    lines += ["", "## Environment", ""] + [f"- {k}: {v}" for k, v in environment_rows(summary)]
+    return "\n".join(lines) + "\n"
+
+
+def timed_sections(summary: Summary) -> list[str]:
+    """The Markdown sections of the first/count runs' times: headline, choosers, by size."""
+    cutoff, lines = summary.cutoff, []
     lines += ["", "## Headline", "",
               f"PAR2: mean seconds per run, an unsolved run counting {2 * cutoff:g} s (twice the cutoff). "
               f"{TIMES}", "",
@@ -196,16 +224,58 @@ def markdown(summary: Summary) -> str:
             if st:
                 lines.append(f"| {family} | {size} | {backend} | {st.solved}/{st.total} | {seconds(st.median)} | "
                              f"{seconds(st.max)} | {st.par2:.3f} |")
-    lines += ["", "## Runs", "", "| instance | backend | # | category | status | time | CPU | wall | peak RSS | "
-              "count | ran | note |", "|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|"]
-    for r in summary.every:
-        count = "" if r.count is None else f"{r.count}" + ("" if r.distinct is None else f" / {r.distinct}")
-        count += " ✓" if count and r.status == "solved" and (r.instance, r.task) in summary.confirmed else ""
-        lines.append(f"| {r.instance} | {r.backend} | {r.repeat + 1} | {r.category} | {r.status} | "
-                     f"{seconds(r.time)} | {seconds(r.cpu)} | {seconds(r.wall)} | {mib(r.peak_rss_mb)} | {count} | "
-                     f"{r.ran} | {r.message.replace('|', '/')} |")
-    lines += ["", "## Environment", ""] + [f"- {k}: {v}" for k, v in environment_rows(summary)]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+BEST = ("Best-score runs (task best): the checked score of the best board each run found within its time limit "
+        "(inner seams that fit), its share of the maximum, runs proven optimal, and the median seconds to reach "
+        "the run's final score. A run that hit the limit with a board is a correct answer, not a failure; times "
+        "here are not PAR2 figures.")
+
+
+def score_sections(summary: Summary, plot: str | None = "scores.svg") -> list[str]:
+    """The Markdown sections of the best-score runs: scores per backend and size, the best board per
+    instance, and (``plot``) the score-over-time plot's file beside the report."""
+    sc = summary.scores
+    assert sc is not None
+    lines = ["", "## Best scores", "", BEST, "",
+             "| family | board | backend | runs | boards | mean | min | max | of | mean share | proven | reached "
+             "(median) |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for family, size in sc.classes:
+        for backend in sc.backends:
+            st = sc.by_class.get((family, size, backend))
+            if st:
+                lines.append(f"| {family} | {size} | {backend} | {st.runs} | {st.boards} | {number(st.mean)} | "
+                             f"{number(st.min)} | {number(st.max)} | {number(st.max_score)} | {share(st.share)} | "
+                             f"{st.proven} | {seconds(st.reached)} |")
+    lines += ["", "Best board per instance (ties share):", "", "| instance | best score | of | backends | proven |",
+              "|---|---:|---:|---|---|"]
+    for w in sc.winners:
+        lines.append(f"| {w.instance} | {number(w.score)} | {number(w.max_score)} | {', '.join(w.backends) or '–'} "
+                     f"| {'yes' if w.proven else ''} |")
+    lines += ["", "Instances with the best board: " + (", ".join(f"{b} {sc.wins.get(b, 0)}" for b in sc.backends)
+                                                       or "none") + "."]
+    if plot:
+        lines += ["", f"![best score over time]({plot})"]
+    return lines
+
+
+def number(value: float | None) -> str:
+    """A score figure: whole numbers as they are, means to one decimal, ``–`` for none."""
+    if value is None:
+        return "–"
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+def share(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def best_limit(summary: Summary) -> float:
+    """The longest time limit of the session's best runs (where their score lines end in the plot)."""
+    suite = summary.session.suite
+    limits = [suite.timeout_of(i) for i in suite.instances if suite.task_of(i) == "best"]
+    return max(limits, default=suite.timeout)
 
 
 TIMES = ("Times are the backend call in its own process (no start-up or imports); CPU is user + system time of "
@@ -253,17 +323,27 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
         raise MissingDependencyError("the HTML report needs jinja2: pip install 'edgematch[report]'") from None
     environment = jinja2.Environment(loader=jinja2.PackageLoader("edgematch.bench", "templates"),
                                      autoescape=True, trim_blocks=True, lstrip_blocks=True)
-    chosen = pair(summary, scatter)
-    figures: dict[str, Any] = {"scaling": plots.scaling(summary), "cactus": plots.cactus(summary),
-                               "scatter": plots.scatter(summary, *chosen) if chosen else None}
+    chosen = pair(summary, scatter) if summary.runs else None
+    figures: dict[str, Any] = {"scaling": plots.scaling(summary) if summary.runs else None,
+                               "cactus": plots.cactus(summary) if summary.runs else None,
+                               "scatter": plots.scatter(summary, *chosen) if chosen else None,
+                               "scores": score_plot(summary)}
     return environment.get_template("report.html.j2").render(
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
         figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat, mib=mib,
         spread_text=spread_text, choices=choices(summary), TIMES=TIMES,
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
         per_family=summary.per_family(), PER_FAMILY=PER_FAMILY,
-        CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary),
+        CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary), tasks=tasks_text(summary.session.suite),
+        sc=summary.scores, BEST=BEST, number=number, share=share,
     )
+
+
+def score_plot(summary: Summary) -> str | None:
+    """The score-over-time plot of the session's best runs (SVG text), None without any."""
+    if not summary.scores or not summary.scores.classes:
+        return None
+    return plots.scores_over_time(summary.scores, best_limit(summary))
 
 
 def write_report(store: Store, session: int | None = None, out: Path | None = None,
@@ -271,7 +351,7 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
     """Write ``report.md`` and ``report.html`` for a stored session into ``out`` (default reports/session-N)."""
     found = store.session(session)
     summary = summarise(found, store.runs(found.id))
-    if not summary.runs:
+    if not summary.every:
         raise UsageError(f"{store.path}: session {found.id} has no finished runs to report")
     out = out or Path("reports") / f"session-{found.id}"
     if out.exists() and not out.is_dir():
@@ -282,6 +362,11 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
         raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
     written = Written(out / "report.md", None)
     save(written.markdown, markdown(summary))
+    if summary.scores and summary.scores.classes:
+        try:
+            save(out / "scores.svg", score_plot(summary) or "")
+        except MissingDependencyError as exc:
+            written.problem = str(exc)
     try:
         page = html(summary, scatter)
     except MissingDependencyError as exc:

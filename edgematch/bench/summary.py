@@ -11,6 +11,10 @@ every figure (:func:`cells`): the run of median PAR2 score, its time the median 
 were solved. :class:`Spread` keeps the min, median and max beside it, and :meth:`Summary.clear_best` names
 the fastest backend on an instance only when it beats every other outside the spread. Correctness (wrong
 answers, errors, confirmations) is read from every run, never from the collapsed cells.
+
+Best-score runs (task ``best``) end at their time limit by design: their times are no PAR2 figure, so every
+figure here leaves them out (``runs``, ``best``, ``headline``, ``by_class``), and :attr:`Summary.scores`
+holds theirs (:mod:`edgematch.bench.scores`); ``every`` and the correctness figures keep them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 from edgematch.bench.runner import RunRecord
+from edgematch.bench.scores import Scores, summarise_scores
 from edgematch.bench.store import Session
 from edgematch.solvers.base import is_meta
 
@@ -204,6 +209,7 @@ class Summary:
     confirmed: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (instance, task) -> families agreeing
     every: list[RunRecord] = field(default_factory=list)  # every stored run (``runs``: one per cell)
     spreads: dict[tuple[str, str, str], Spread] = field(default_factory=dict)  # (instance, backend, task) -> spread
+    scores: Scores | None = None                          # the best-score runs' figures (None: there are none)
 
     @property
     def to_confirm(self) -> set[tuple[str, str]]:
@@ -226,8 +232,9 @@ class Summary:
 
     @property
     def checked(self) -> int:
-        """Runs whose solution went through the checker."""
-        return sum(1 for r in self.every if r.status == "solved" and r.termination == "done")
+        """Runs whose solution (or best-score board) went through the checker."""
+        return sum(1 for r in self.every if r.termination == "done"
+                   and (r.score is not None if r.task == "best" else r.status == "solved"))
 
     @property
     def missing(self) -> int:
@@ -317,7 +324,7 @@ class Summary:
 def summarise(session: Session, every: list[RunRecord]) -> Summary:
     """The figures of a session from its stored runs (repeats collapsed into cells, see :func:`cells`)."""
     cutoff = session.suite.timeout
-    runs, spreads = cells(every, cutoff)
+    runs, spreads = cells([r for r in every if r.task != "best"], cutoff)
     ran = {r.backend for r in runs}  # a backend with no stored run yet (a stopped session) has no figures
     backends = [b for b in dict.fromkeys([*session.suite.backends, *(r.backend for r in runs)]) if b in ran]
     best = virtual_best(runs)
@@ -336,5 +343,7 @@ def summarise(session: Session, every: list[RunRecord]) -> Summary:
     by_class = {key: stats(group, cutoff) for key, group in groups.items()}
     from edgematch.bench.agreement import confirmations
 
+    scores = summarise_scores(every, list(session.suite.backends), families) if any(
+        r.task == "best" for r in every) else None
     return Summary(session, runs, cutoff, backends, headline, fastest, classes, by_class, best, confirmations(every),
-                   every, spreads)
+                   every, spreads, scores)

@@ -141,7 +141,8 @@ def bench(
     families: Annotated[str | None, typer.Option(help="Only these of the suite's families, comma-separated.")]
     = None,
     timeout: Annotated[float | None, typer.Option("--timeout", "-t", help="Seconds per run (the cutoff).")] = None,
-    task: Annotated[str | None, typer.Option(help="first (one solution) or count (every solution).")] = None,
+    task: Annotated[str | None, typer.Option(help="first (one solution), count (every solution) or best (the "
+                                              "best-scoring board within the timeout), for every family.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs at once (timings then interfere).")] = 1,
     resume: Annotated[bool, typer.Option("--resume", help="Carry on an interrupted session, redoing nothing "
                                          "finished (the latest, or --session).")] = False,
@@ -234,12 +235,14 @@ def _check_jobs(jobs: int) -> None:
 
 
 def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
+    from edgematch.bench.report import tasks_text
+
     runs = len(suite.runs()) * suite.repeat
     times = f" x {suite.repeat} repeats" if suite.repeat > 1 else ""
     out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
               f"puzzle{'s' if len(suite.instances) != 1 else ''} x {len(suite.backends)} "
-              f"backend{'s' if len(suite.backends) != 1 else ''}{times} = {runs} runs, task {suite.task}, "
-              f"cutoff {suite.timeout:g} s, {jobs} at a time", highlight=False, soft_wrap=True)
+              f"backend{'s' if len(suite.backends) != 1 else ''}{times} = {runs} runs, "
+              f"{tasks_text(suite).replace('`', '')}, {jobs} at a time", highlight=False, soft_wrap=True)
 
 
 def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
@@ -252,7 +255,7 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
     for record in summary.wrong:
         err.print(f"[bold red]WRONG[/] {record.instance} {record.backend}: {record.message}", highlight=False)
     out.print(confirmed_line(summary), highlight=False, soft_wrap=True)
-    if report and summary.runs:
+    if report and summary.every:
         written = write_report(store, number, output)
         if written.problem:
             err.print(f"[yellow]no HTML page[/]: {written.problem}")
@@ -281,6 +284,10 @@ def _unconfirmed(summary: Summary) -> list[tuple[str, str]]:
 def _headline(summary: Summary) -> None:
     from edgematch.bench.report import headline_rows, mib, seconds
 
+    if summary.scores:
+        _scores(summary)
+    if not summary.runs:
+        return
     table = _table(f"session {summary.session.id}: {summary.session.suite.name} (PAR2 cutoff {summary.cutoff:g} s)")
     for name in ("backend", "solved", "PAR2 (s)", "median", "max", "CPU", "peak RSS", "fastest on", "timeouts",
                  "errors", "wrong"):
@@ -291,6 +298,27 @@ def _headline(summary: Summary) -> None:
         table.add_row(backend, f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
                       seconds(st.cpu), mib(st.rss), str(fastest), str(c["timeout"]), str(c["error"]), wrong)
     _wide().print(table)
+
+
+def _scores(summary: Summary) -> None:
+    """The best-score runs' table: scores per backend and size class, and instances with the best board."""
+    from edgematch.bench.report import number, seconds, share
+
+    scores = summary.scores
+    assert scores is not None
+    table = _table(f"session {summary.session.id}: best scores (checked; share of the maximum)")
+    for name in ("family", "board", "backend", "boards", "mean", "min", "max", "of", "share", "proven", "reached"):
+        table.add_column(name, justify="left" if name in ("family", "board", "backend") else "right")
+    for family, size in scores.classes:
+        for backend in scores.backends:
+            st = scores.by_class.get((family, size, backend))
+            if st:
+                table.add_row(family, size, backend, f"{st.boards}/{st.runs}", number(st.mean), number(st.min),
+                              number(st.max), number(st.max_score), share(st.share), str(st.proven),
+                              seconds(st.reached))
+    _wide().print(table)
+    out.print("best board on: " + ", ".join(f"{b} {scores.wins.get(b, 0)}" for b in scores.backends)
+              + f" (of {len(scores.winners)} instances)", highlight=False)
 
 
 def _list(db: Path, as_json: bool = False) -> None:

@@ -1,0 +1,97 @@
+"""Figures of the best-score task (``best``) from stored runs: score per backend and size, who had the best board.
+
+A best run ends at its time limit with the best board it found (or proves an optimum earlier), so its time says
+nothing a PAR2 figure could compare; what counts is the checked score, its share of the maximum (the inner seams),
+and how soon it was reached. Every run counts (repeats are more samples, not collapsed); a run without a board,
+or a wrong one, has no score and is counted apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from edgematch.bench.runner import RunRecord
+
+
+@dataclass(frozen=True)
+class ScoreStats:
+    """Scores of one backend's best runs in one size class (or overall): runs, runs with a checked board,
+    mean / min / max score, the maximum, runs proven optimal, and the median seconds to reach the final score."""
+
+    runs: int
+    boards: int
+    mean: float | None
+    min: int | None
+    max: int | None
+    max_score: int | None
+    proven: int
+    reached: float | None
+
+    @property
+    def share(self) -> float | None:
+        """The mean score as a share of the maximum."""
+        return None if self.mean is None or not self.max_score else self.mean / self.max_score
+
+
+def score_stats(runs: list[RunRecord]) -> ScoreStats:
+    scored = [r for r in runs if r.category == "correct" and r.score is not None]
+    scores = [r.score for r in scored if r.score is not None]
+    reached = [t for r in scored if (t := r.reached) is not None]
+    tops = {r.max_score for r in runs if r.max_score}
+    return ScoreStats(len(runs), len(scored), statistics.fmean(scores) if scores else None,
+                      min(scores, default=None), max(scores, default=None), max(tops) if len(tops) == 1 else None,
+                      sum(1 for r in scored if r.status == "solved"), statistics.median(reached) if reached else None)
+
+
+@dataclass(frozen=True)
+class Winner:
+    """One instance: the best checked score any backend found, the maximum, and who found it (ties share)."""
+
+    instance: str
+    score: int | None
+    max_score: int | None
+    backends: tuple[str, ...]
+    proven: bool
+
+
+@dataclass
+class Scores:
+    """The best-score figures of a session's ``best`` runs."""
+
+    runs: list[RunRecord]
+    backends: list[str]
+    classes: list[tuple[str, str]]                          # (family, size), plan order, small first
+    by_class: dict[tuple[str, str, str], ScoreStats]        # (family, size, backend) -> scores
+    overall: dict[str, ScoreStats]                          # backend -> scores over every best run
+    winners: list[Winner]
+    wins: Counter = field(default_factory=Counter)          # backend -> instances where it had the best board
+
+    def __bool__(self) -> bool:
+        return bool(self.runs)
+
+
+def summarise_scores(runs: list[RunRecord], backends: list[str], families: list[str]) -> Scores:
+    """The figures of the ``best`` runs among ``runs`` (``backends`` and ``families`` give the order)."""
+    mine = [r for r in runs if r.task == "best"]
+    order = [b for b in dict.fromkeys([*backends, *(r.backend for r in mine)]) if any(r.backend == b for r in mine)]
+    families = [*families, *(f for f in dict.fromkeys(r.family for r in mine) if f not in families)]
+    groups: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+    tiles: dict[tuple[str, str], int] = {}
+    instances: dict[str, list[RunRecord]] = defaultdict(list)
+    for run in mine:
+        groups[run.family, run.size, run.backend].append(run)
+        tiles[run.family, run.size] = run.tiles
+        instances[run.instance].append(run)
+    classes = sorted(tiles, key=lambda c: (families.index(c[0]), tiles[c], c[1]))
+    winners, wins = [], Counter()
+    for key, group in sorted(instances.items(), key=lambda item: (item[1][0].tiles, item[0])):
+        scored = [r for r in group if r.category == "correct" and r.score is not None]
+        top = max((r.score for r in scored if r.score is not None), default=None)
+        who = tuple(dict.fromkeys(r.backend for r in scored if r.score == top))
+        wins.update(who)
+        winners.append(Winner(key, top, group[0].max_score, who,
+                              any(r.status == "solved" and r.score == top for r in scored)))
+    return Scores(mine, order, classes, {k: score_stats(g) for k, g in groups.items()},
+                  {b: score_stats([r for r in mine if r.backend == b]) for b in order}, winners, wins)
