@@ -78,7 +78,24 @@ class ShortCountBackend(Backend):
         return result
 
 
+class OverclaimBackend(Backend):
+    """Answers best with the native backend's board but claims one more fitting seam than it has."""
+
+    name = "overclaim"
+    questions = ("first", "all", "count", "best")
+
+    def run(self, puzzle, task):
+        from edgematch.solvers.base import get_backend
+
+        result = get_backend("native").run(puzzle, task)
+        result.backend = self.name
+        if result.score is not None:
+            result.score += 1
+        return result
+
+
 RIGGED = {
+    "overclaim": "tests.rigged:OverclaimBackend",
     "spawn": "tests.rigged:SpawningBackend",
     "hang": "tests.rigged:HangingBackend",
     "wrong": "tests.rigged:WrongBackend",
