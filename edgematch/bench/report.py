@@ -59,11 +59,21 @@ def mib(value: float | None) -> str:
 
 
 def loads(environment: dict[str, Any]) -> list[float]:
-    """Every 1-minute load average the session recorded (at the start, and before and after each stretch)."""
-    found = [environment.get("load_before")]
-    for stretch in environment.get("stretches") or []:
-        found += [stretch.get("load_before"), stretch.get("load_after")]
+    """Every 1-minute load average the session recorded: before and after each stretch of benching (a session
+    stored without stretches: the one taken when it was made)."""
+    stretches = environment.get("stretches") or []
+    found = [load for s in stretches for load in (s.get("load_before"), s.get("load_after"))] if stretches \
+        else [environment.get("load_before")]
     return [load[0] for load in found if load]
+
+
+def load_text(environment: dict[str, Any]) -> str:
+    """The 1-minute load average before -> after each stretch of benching, for the environment table."""
+    stretches = environment.get("stretches") or []
+    if not stretches:
+        return ", ".join(f"{x:g}" for x in loads(environment)) or "not recorded"
+    return "; ".join(f"{(s.get('load_before') or ['?'])[0]:g} -> {(s.get('load_after') or ['?'])[0]:g}"
+                     for s in stretches)
 
 
 def notes(summary: Summary) -> list[str]:
@@ -294,7 +304,7 @@ def environment_rows(summary: Summary) -> list[tuple[str, str]]:
     env = summary.session.environment
     rows = [("CPU", f"{env.get('cpu')} ({env.get('cores')} cores, {env.get('usable_cores')} usable)"),
             ("frequency governor", str(env.get("governor") or "not readable")),
-            ("load average (1 min)", ", ".join(f"{x:g}" for x in loads(env)) or "not recorded"),
+            ("load average (1 min, before -> after)", load_text(env)),
             ("memory", f"{env.get('memory_gb')} GiB"), ("OS", str(env.get("os"))),
             ("Python", f"{env.get('python')} ({env.get('implementation')})")]
     rows += [(name, str(version or "not installed")) for name, version in (env.get("packages") or {}).items()]
