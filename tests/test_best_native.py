@@ -100,7 +100,8 @@ def test_a_planted_board_reaches_the_full_score_and_says_so():
 def test_the_time_limit_keeps_the_best_board_and_every_improvement_is_seen():
     puzzle, _ = generate(GeneratorSpec(10, 10, like="e2", seed=1))
     seen: list[int] = []
-    result = edgematch.best(puzzle, backend="native", time_limit=1.0, on_improve=lambda board, score: seen.append(score))
+    result = edgematch.best(puzzle, backend="native", time_limit=1.0,
+                            on_improve=lambda board, score: seen.append(score))
     assert result.status is Status.TIMEOUT and result.message == "time limit"
     assert result.score == check(puzzle, result.solution).score == seen[-1] == max(seen)
     assert seen == [s for _, s in result.history]
