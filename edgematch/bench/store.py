@@ -14,10 +14,10 @@ puzzles (only how to make them, and the generator may have changed since); reade
 
 Schema 3 adds the best-score task's figures per run: ``score`` and ``max_score`` (the checker's) and
 ``history`` (JSON, ``[[seconds, score], ...]``), and the ``board`` itself (JSON, ``[[tile, turn], ...]`` by
-cell, so a reader can re-check or render it without re-running). Columns rather than entries in ``counters``: counters are
-the backend's own names (a backend may well report a ``score`` of its own), and reports and the policy
-read these for every best run. Schema 1 and 2 databases gain them when opened (old runs: none), and one
-this process may not write is read as it is.
+cell, so a reader can re-check or render it without re-running). Columns rather than entries in
+``counters``: counters are the backend's own names (a backend may well report a ``score`` of its own), and
+reports and the policy read these for every best run. Schema 1 and 2 databases gain them when opened (old
+runs: none), and one this process may not write is read as it is.
 """
 
 from __future__ import annotations

@@ -238,10 +238,11 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
     from edgematch.bench.report import tasks_text
 
     runs = len(suite.runs()) * suite.repeat
+    used = len({backend for _, backend in suite.runs()})  # a family may run only some of the suite's backends
     times = f" x {suite.repeat} repeats" if suite.repeat > 1 else ""
     out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
-              f"puzzle{'s' if len(suite.instances) != 1 else ''} x {len(suite.backends)} "
-              f"backend{'s' if len(suite.backends) != 1 else ''}{times} = {runs} runs, "
+              f"puzzle{'s' if len(suite.instances) != 1 else ''} x {used} "
+              f"backend{'s' if used != 1 else ''}{times} = {runs} runs, "
               f"{tasks_text(suite).replace('`', '')}, {jobs} at a time", highlight=False, soft_wrap=True)
 
 
