@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from edgematch.core.checker import check
 from edgematch.core.model import SIDE_NAMES, Edges, Puzzle, Solution
 from edgematch.render.common import check_solution
 from edgematch.render.palette import OUTLINE, LegendEntry, Palette
@@ -171,7 +172,13 @@ def describe(puzzle: Puzzle, solution: Solution | None) -> str:
         parts.append("no turning")
     if puzzle.hints:
         parts.append(f"{len(puzzle.hints)} hint{'s' if len(puzzle.hints) != 1 else ''}")
-    what = "solution" if solution is not None else f"the {len(puzzle.tiles)} tiles"
+    if solution is None:
+        what = f"the {len(puzzle.tiles)} tiles"
+    else:
+        verdict = check(puzzle, solution)  # a best-score board says its score, a broken one says so
+        breaks = f"{verdict.breaks} break{'s' if verdict.breaks != 1 else ''}"
+        what = ("solution" if verdict.ok else f"board, {verdict.score}/{verdict.max_score} seams fit ({breaks})"
+                if verdict.admissible else "board (not a solution)")
     return ", ".join(parts) + " - " + what
 
 
