@@ -259,7 +259,7 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
     if report and summary.every:
         written = write_report(store, number, output)
         if written.problem:
-            err.print(f"[yellow]no HTML page[/]: {written.problem}")
+            err.print(f"[yellow]no HTML page[/]: {escape(written.problem)}")
         out.print(f"report: {written.html or written.markdown}")
     return summary
 
@@ -379,7 +379,7 @@ def report_command(
         if written.html:
             out.print(f"report: {written.html}")
         else:
-            err.print(f"[yellow]no HTML page[/]: {written.problem}")
+            err.print(f"[yellow]no HTML page[/]: {escape(written.problem)}")
 
 
 @app.command()
