@@ -149,3 +149,11 @@ def test_small_promises_formats_convert_and_figures(tmp_path):
     console = Console(width=200, record=True)
     console.print(_summary(Result("cpsat", Status.SOLVED, options={"max_time_in_seconds": 59.918719167000745})))
     assert "max_time_in_seconds=59.9" in console.export_text() and "59.918" not in console.export_text()
+
+
+def test_bench_completes_suite_names():
+    from edgematch.bench.suite import builtin_suites
+    from edgematch.cli.bench import complete_target
+
+    assert complete_target("") == [*builtin_suites(), "list"]
+    assert {"smoke", "scaling"} <= set(complete_target("s")) and "default" not in complete_target("s")

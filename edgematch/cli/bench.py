@@ -127,10 +127,18 @@ def _display(jobs: int) -> Iterator:
         yield Watcher(planned, started, finished, eta)
 
 
+def complete_target(incomplete: str) -> list[str]:
+    """Shell completion of ``bench TARGET``: the built-in suites and ``list`` (files complete as files)."""
+    from edgematch.bench.suite import builtin_suites
+
+    return [name for name in [*builtin_suites(), "list"] if name.startswith(incomplete)]
+
+
 @app.command()
 def bench(
     target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling, families), a suite .toml "
-                                              "file, a folder of puzzle files, or 'list' to show past sessions.")]
+                                              "file, a folder of puzzle files, or 'list' to show past sessions.",
+                                          autocompletion=complete_target)]
     = "default",
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends "
                                                  "(e.g. native,cpsat,sat:cadical195), replacing the suite's.")] = None,
