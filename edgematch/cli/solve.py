@@ -347,6 +347,9 @@ def count_cmd(
     explain: ExplainOpt = False,
     confirm: ConfirmOpt = False,
     as_json: JsonOpt = False,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Run the native search's parts on a Dask cluster: local:N (N worker processes started "
+        "for this count) or a scheduler address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
@@ -356,7 +359,8 @@ def count_cmd(
         if explain and not as_json:
             _explain(puzzle, backend, "count", workers, options)
         result = attempt(backend, "count", lambda progress: count(
-            puzzle, distinct, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
+            puzzle, distinct, backend, time_limit, workers, progress=progress, confirm=confirm, cluster=cluster,
+            **options))
         if as_json:
             print_json(result_json(result, explained))
             raise typer.Exit(exit_code(result))

@@ -141,6 +141,21 @@ def _task(question: Question, time_limit: float | None, workers: int, limit: int
     return Task(question, time_limit, limit, distinct, workers, dict(options), progress)
 
 
+def _on_cluster(task: Task, cluster: object) -> Task:
+    """``task`` to run on ``cluster`` ("local:N", a Dask scheduler address or a dask.distributed.Client;
+    checked here, before anything runs; Dask itself is imported only when the search starts)."""
+    if cluster is None:
+        return task
+    from edgematch.solvers.cluster import cluster_problem
+
+    problem = cluster_problem(cluster)
+    if problem:
+        raise UsageError(problem)
+    if task.workers > 1:
+        raise UsageError("workers and cluster do not go together: a cluster brings its own workers (local:N)")
+    return replace(task, cluster=cluster)
+
+
 def _checked(puzzle: Puzzle, result: Result) -> Result:
     start = time.perf_counter()
     for solution in result.solutions:
@@ -168,10 +183,11 @@ def solve(
 def solve_all(
     puzzle: PuzzleLike, backend: str = AUTO, limit: int | None = None, time_limit: float | None = None,
     workers: int = 1, distinct: bool = False, progress: Callable[[dict[str, float]], None] | None = None,
-    confirm: bool = False, **options: Any,
+    confirm: bool = False, cluster: Any = None, **options: Any,
 ) -> Result:
-    """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished."""
-    task = _task("all", time_limit, workers, limit, distinct, progress, options)
+    """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished.
+    ``cluster``: run the search's parts on a Dask cluster, as :func:`count` does."""
+    task = _on_cluster(_task("all", time_limit, workers, limit, distinct, progress, options), cluster)
     return _answered(as_puzzle(puzzle), backend, task, confirm)
 
 
@@ -197,12 +213,14 @@ def _lazily(puzzle: Puzzle, chosen: Backend, task: Task) -> Iterator[Solution]:
 def count(
     puzzle: PuzzleLike, distinct: bool = False, backend: str = AUTO, time_limit: float | None = None,
     workers: int = 1, progress: Callable[[dict[str, float]], None] | None = None, confirm: bool = False,
-    **options: Any,
+    cluster: Any = None, **options: Any,
 ) -> Result:
     """Count solutions: ``result.count`` (raw) and with ``distinct=True`` also ``result.distinct``.
     On a timeout the counts are lower bounds and the status says ``timeout``. ``confirm``: have a backend
-    of another family count again (see :func:`_answered`)."""
-    task = _task("count", time_limit, workers, None, distinct, progress, options)
+    of another family count again (see :func:`_answered`). ``cluster``: run the native search's parts on a
+    Dask cluster instead of this machine's cores: ``"local:N"`` (N worker processes started for the call), a
+    scheduler address (``"tcp://host:8786"``) or a ``dask.distributed.Client``; needs ``edgematch[dask]``."""
+    task = _on_cluster(_task("count", time_limit, workers, None, distinct, progress, options), cluster)
     return _answered(as_puzzle(puzzle), backend, task, confirm)
 
 
@@ -266,5 +284,6 @@ def _answered(puzzle: Puzzle, backend: str, task: Task, confirm: bool) -> Result
         from edgematch.solvers.confirm import second_opinion
 
         result.confirmation = second_opinion(
-            puzzle, result, task, deadline, lambda name, asked: _checked(puzzle, _backend(name).run(puzzle, asked)))
+            puzzle, result, replace(task, cluster=None), deadline,  # the second opinion runs here
+            lambda name, asked: _checked(puzzle, _backend(name).run(puzzle, asked)))
     return result

@@ -58,6 +58,9 @@ class Task:
     progress: Callable[[dict[str, float]], None] | None = None
     # ``best``: called in the caller's process with each better board and its score, as soon as it is found
     on_improve: Callable[[Solution, int], None] | None = None
+    # where the search's parts run instead of this machine's cores: "local:N", a Dask scheduler address or a
+    # dask.distributed.Client (edgematch.solvers.cluster); None runs here
+    cluster: Any = None
 
 
 @dataclass
@@ -119,6 +122,7 @@ class Backend:
     defaults: dict[str, str] = {}  # each option's default, as `edgematch backends` shows it
     variants: tuple[str, ...] = ()  # the SUB of each ``name:SUB`` it takes (e.g. sat:cadical195)
     questions: tuple[Question, ...] = ("first", "all", "count")  # what it answers (``best`` where it can)
+    on_cluster: bool = False  # whether it takes ``Task.cluster`` (runs its search's parts on a Dask cluster)
 
     def __init__(self, sub: str | None = None):
         self.sub = sub
@@ -146,6 +150,8 @@ class Backend:
         if task.question not in self.questions:
             answers = ", ".join(self.questions)
             return f"{self.full_name} backend does not answer {task.question!r} (it answers {answers})"
+        if task.cluster is not None and not self.on_cluster:
+            return f"{self.full_name} backend does not run on a cluster (native's count and --all do)"
         unknown = sorted(set(task.options) - set(self.options))
         if unknown:
             known = ", ".join(self.options) or "none"

@@ -48,6 +48,7 @@ class NativeBackend(Backend):
                 "start": "0.6 (best)", "breaks": "positions/6 (best)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
+    on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster)
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -67,6 +68,10 @@ class NativeBackend(Backend):
             return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
         if task.question == "best" and self.sub == "dfs":
             return "native:dfs does not answer best (use native)"
+        if task.cluster is not None and task.question not in ("count", "all"):
+            return "native backend: a cluster runs count and --all (the split search); one solution runs here"
+        if task.cluster is not None and task.workers > 1:
+            return "native backend: workers and a cluster do not go together (local:N starts N workers)"
         if task.question == "best" and task.workers > 1:
             return "native best runs in one process; for several cores use portfolio"
         if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
@@ -114,9 +119,13 @@ class NativeBackend(Backend):
         t0 = time.perf_counter()
         if restarting:
             outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress)
-        elif task.workers > 1:
+        elif task.workers > 1 or task.cluster is not None:
             try:
-                outcome = parts.run_parallel(puzzle, tables, replace(task, time_limit=left), want, capacity)
+                if task.cluster is not None:
+                    from edgematch.solvers.native.cluster import run_parts as run_split
+                else:
+                    run_split = parts.run_parallel
+                outcome = run_split(puzzle, tables, replace(task, time_limit=left), want, capacity)
             except ChildDied as exc:
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
@@ -154,7 +163,7 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,
-                     **({"unit": unit, "seed": seed} if restarting else {})},
+                     **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
             message="" if task.question == "first" and outcome.stopped == "solution limit" else outcome.stopped,
         )
 
@@ -178,3 +187,12 @@ class NativeBackend(Backend):
             return
         for picks in iterate(Search(tables, capacity=256), task.time_limit):
             yield from expand(puzzle, tables, picks)
+
+
+def _cluster_named(task: Task) -> dict[str, str]:
+    """The cluster a result ran on, for its options (nothing when it ran here)."""
+    if task.cluster is None:
+        return {}
+    from edgematch.solvers.cluster import describe
+
+    return {"cluster": describe(task.cluster)}

@@ -1,0 +1,240 @@
+"""The native search's parts on a Dask cluster: ``count`` and ``solve --all`` beyond one machine.
+
+``task.cluster`` names where the parts run (:func:`edgematch.solvers.cluster.connected`: ``local:N``, a
+scheduler address, or a ``dask.distributed.Client``).
+
+:func:`run_parts` plans :data:`PARTS_PER_WORKER` parts per worker thread of the cluster
+(:mod:`edgematch.solvers.native.parts`: prefixes of the fill order, plain data) and submits each as one task.
+A task sends the puzzle, never the tables: each worker process builds them once (building is deterministic)
+and checks their digest against the client's, so a worker running another edgematch, whose parts would not
+partition the same tree, fails loudly instead of counting wrongly.
+
+Parts that run long are split again, by the worker that holds them: a task searches its part's children (one
+position deeper) one after another, and once it has spent :data:`SPLIT_SECONDS` with children left it returns
+what it counted with those children's prefixes, which the client submits as new parts. The tree's imbalance
+therefore costs at most one child's subtree per part, and idle workers pick up the returned children. (A
+part is not cut mid-search: the kernel's stack is not plain data, so only whole children move.)
+
+Counts merge exactly: results are keyed by part index, and a part's result is merged once even if Dask
+delivered it twice. Faults: a worker that dies mid-task makes the scheduler run its tasks again elsewhere
+(Dask's ``distributed.scheduler.allowed-failures``, 3 by default, bounds how often before it gives up with
+``KilledWorker``, which becomes a backend error); a task that *raises* is retried once (``retries=1``),
+since a transient failure (a connection, memory) deserves one more try and a bug fails the same way twice.
+Either way the client stores the part's result once. The time limit and Ctrl-C set a Dask ``Event`` the
+running parts poll (they stop and report what they searched), wait briefly for those reports, and cancel
+every outstanding future; the count is then a lower bound (status ``timeout``, message ``interrupted`` on
+Ctrl-C), as with ``--workers``. The deadline reaches workers as a wall-clock instant: machines' clocks are
+assumed synchronised (NTP) to well under a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from edgematch.core.model import Puzzle
+from edgematch.solvers.base import Task
+from edgematch.solvers.cluster import connected, distributed, threads
+from edgematch.solvers.native.parts import Part, plan
+from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
+from edgematch.solvers.native.tables import Tables, build_tables
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+
+PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one
+SPLIT_SECONDS = 5.0  # a part searching longer than this hands its unsearched children back as new parts
+REPORT_AHEAD = 0.1  # seconds before the limit the parts stop searching, to report in time
+COLLECT_SECONDS = 1.0  # once stopped (Ctrl-C), how long running parts get to report what they searched
+LATE_SECONDS = 0.3  # past the time limit, how long they get
+POLL_SECONDS = 0.1  # how often the client looks for finished parts (and updates the progress)
+STOP_POLL_SECONDS = 0.5  # how often a running part asks the scheduler whether it should stop
+RETRIES = 1  # a task that raises runs once more (a killed worker's tasks are rescheduled by the scheduler)
+
+
+def digest(tables: Tables) -> str:
+    """A hash of the tables' content: the parts of one are the parts of another only when they match."""
+    h = hashlib.sha256()
+    for name, value in sorted(vars(tables).items()):
+        if isinstance(value, np.ndarray):
+            h.update(name.encode())
+            h.update(str(value.dtype).encode() + str(value.shape).encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, (int, str)) or value is None:
+            h.update(f"{name}={value!r}".encode())
+    return h.hexdigest()[:32]
+
+
+_built: dict[str, Tables] = {}  # per worker process: the tables of the puzzle it is working on
+
+
+def _tables(puzzle: Puzzle, order: str, symmetry: bool, expected: str) -> Tables:
+    tables = _built.get(expected)
+    if tables is None:
+        tables = build_tables(puzzle, order, symmetry)
+        if digest(tables) != expected:
+            raise ChildDied("a Dask worker built other search tables than the client (is it running another "
+                            "edgematch version?)")
+        _built.clear()
+        _built[expected] = tables
+    return tables
+
+
+def children(tables: Tables, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The prefixes one position deeper than ``prefix`` (they partition its subtree)."""
+    type_left, placed, vis = tables.type_count.copy(), tables.placed0.copy(), tables.vis0.copy()
+    for p, i in enumerate(prefix):
+        place(tables, p, i, type_left, placed, vis)
+    return [prefix + (i,) for i in fitting(tables, len(prefix), type_left, placed)]
+
+
+def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...], capacity: int,
+                distinct: bool, deadline: float | None, want: int | None, stop_name: str,
+                split_seconds: float | None = SPLIT_SECONDS) -> tuple[Outcome, list[tuple[int, ...]]]:
+    """Run on a worker: search below ``prefix`` until done, the wall-clock ``deadline``, ``want`` solutions or
+    the stop event; past ``split_seconds`` return the children not yet searched with the outcome so far."""
+    from edgematch.solvers.native.compiled import ensure_compiled
+
+    ensure_compiled()
+    tables = _tables(puzzle, order, symmetry, expected)
+    started = time.monotonic()
+    should_stop = _stop_check(stop_name)
+    total = Outcome(finished=True)
+    if split_seconds is None or len(prefix) >= tables.positions - 1:
+        todo = [prefix]
+    else:
+        todo = children(tables, prefix)
+        total.nodes += len(todo)
+    while todo:
+        if split_seconds is not None and len(todo) > 1 and time.monotonic() - started > split_seconds:
+            break  # hand the rest back: other workers may be idle
+        limit = None if deadline is None else max(0.0, deadline - time.time())
+        outcome = drive(Search(tables, todo.pop(0), capacity=capacity, distinct=distinct), limit,
+                        None if want is None else max(1, want - len(total.found)), should_stop=should_stop)
+        _merge(total, outcome)
+        total.stopped = outcome.stopped
+        if not outcome.finished:
+            return total, []  # stopped: the unsearched rest is not handed on (the count is a lower bound now)
+        if want is not None and len(total.found) >= want:
+            break
+    return total, todo
+
+
+def _stop_check(stop_name: str) -> Callable[[], bool]:
+    """Whether the client set the stop event, asked of the scheduler at most every STOP_POLL_SECONDS."""
+    event = distributed().Event(stop_name)
+    last, stopped = 0.0, False
+
+    def check() -> bool:
+        nonlocal last, stopped
+        now = time.monotonic()
+        if not stopped and now - last >= STOP_POLL_SECONDS:
+            last = now
+            with contextlib.suppress(Exception):  # a scheduler that cannot be asked: the deadline still holds
+                stopped = bool(event.is_set())
+        return stopped
+
+    return check
+
+
+def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int) -> Outcome:
+    """Count (or list, up to ``want``) by running the parts of the tree on ``task.cluster`` and merging their
+    outcomes exactly. Connecting (starting a local cluster) and planning count against the time limit."""
+    start = time.monotonic()
+    deadline = None if task.time_limit is None else start + task.time_limit
+    total = Outcome(finished=True)
+    reason = ""
+    with connected(task.cluster) as client:
+        dd = distributed()
+        parts, total.nodes = plan(tables, threads(client) * PARTS_PER_WORKER, deadline)
+        wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
+        run = uuid.uuid4().hex[:12]
+        stop = dd.Event(f"edgematch-stop-{run}", client=client)
+        numbers = itertools.count(len(parts))
+        symmetry = tables.anchor is not None
+        expected = digest(tables)
+        flying: dict[str, int] = {}  # future key -> part index
+        merged: set[int] = set()
+        futures: dict[int, Any] = {}
+
+        def submit(part: Part) -> Any:
+            future = client.submit(search_part, puzzle, tables.order_name, symmetry, expected, part.prefix, capacity,
+                                   task.distinct, wall_deadline, want, stop.name, SPLIT_SECONDS,
+                                   key=f"edgematch-part-{run}-{part.index}", retries=RETRIES, pure=False)
+            flying[future.key] = part.index
+            futures[part.index] = future
+            return future
+
+        done = dd.as_completed([submit(part) for part in parts])
+        try:
+            reason = _collect(done, futures, flying, merged, total, task, want, start, deadline, submit, numbers)
+        except KeyboardInterrupt:
+            reason = INTERRUPTED
+        finally:
+            if futures and reason != "solution limit":
+                with contextlib.suppress(Exception):
+                    stop.set()
+                until = time.monotonic() + COLLECT_SECONDS
+                if reason == TIME_LIMIT and deadline is not None:
+                    until = min(until, deadline + LATE_SECONDS)
+                with contextlib.suppress(KeyboardInterrupt):
+                    _collect(done, futures, flying, merged, total, task, None, start, until, None, numbers)
+            if futures:
+                with contextlib.suppress(Exception):
+                    client.cancel(list(futures.values()))
+            with contextlib.suppress(Exception):
+                stop.set()  # parts already running see it and end (a running task cannot be cancelled)
+        if futures:
+            total.finished = False
+    if not reason and not total.finished:
+        reason = TIME_LIMIT
+    total.stopped = reason
+    total.seconds = time.monotonic() - start
+    return total
+
+
+def _collect(done: Any, futures: dict[int, Any], flying: dict[str, int], merged: set[int], total: Outcome, task: Task,
+             want: int | None, start: float, deadline: float | None, submit: Callable[[Part], Any] | None,
+             numbers: Iterator[int]) -> str:
+    """Merge parts as they finish until none is left (``""``), ``want`` solutions are in (``"solution limit"``)
+    or ``deadline`` (monotonic) passes (:data:`TIME_LIMIT`); a part that failed for good raises ChildDied. A
+    finished part's unsearched children are submitted as new parts (when ``submit`` is given)."""
+    while futures:
+        if deadline is not None and time.monotonic() >= deadline:
+            return TIME_LIMIT
+        batch = done.next_batch(block=False) if done.has_ready() else []
+        if not batch:
+            time.sleep(POLL_SECONDS)
+        for future in batch:
+            index = flying.pop(future.key, None)
+            if index is None or index in merged or future.status == "cancelled":
+                continue
+            futures.pop(index, None)
+            if future.status == "error":
+                raise ChildDied(f"a part failed on the cluster: {type(future.exception()).__name__}: "
+                                f"{future.exception()}")
+            outcome, rest = future.result()
+            merged.add(index)
+            _merge(total, outcome)
+            if rest and submit is None:
+                total.finished = False  # stopped before its children were searched
+            for prefix in rest if submit is not None else ():
+                done.add(submit(Part(next(numbers), prefix)))
+        if task.progress is not None:
+            task.progress({"nodes": total.nodes, "solutions": total.solutions, "elapsed": time.monotonic() - start})
+        if want is not None and len(total.found) >= want:
+            return "solution limit"
+    return ""
+
+
+def _merge(total: Outcome, part: Outcome) -> None:
+    total.nodes += part.nodes
+    total.solutions += part.solutions
+    total.canonical += part.canonical
+    total.found.extend(np.asarray(f) for f in part.found)
+    total.finished = total.finished and part.finished

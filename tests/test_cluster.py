@@ -1,0 +1,128 @@
+"""Counting and benching on a Dask cluster (edgematch.solvers.cluster, edgematch.bench.cluster): the same counts as
+the local search, Ctrl-C and the time limit keep a lower bound and leave no process behind, and a bench session
+through the cluster stores exactly its plan even when a worker is killed mid-run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import edgematch
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.errors import MissingDependencyError, UsageError
+from tests.samples import random_small_puzzles
+
+distributed = pytest.importorskip("dask.distributed")
+psutil = pytest.importorskip("psutil")
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker threads in this process: fast to start, the same task code as worker processes."""
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with local, distributed.Client(local) as c:
+        yield c
+
+
+def test_counts_match_the_local_search_on_50_random_puzzles(client):
+    for puzzle in random_small_puzzles(50, seed=17):
+        here = edgematch.count(puzzle, distinct=True, backend="native")
+        there = edgematch.count(puzzle, distinct=True, backend="native", cluster=client)
+        assert (there.status, there.count, there.distinct) == (here.status, here.count, here.distinct), puzzle
+        assert there.options["cluster"].startswith("client ")
+
+
+def test_solve_all_on_a_cluster_lists_every_solution(client):
+    puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=3))
+    here = edgematch.solve_all(puzzle, backend="native")
+    there = edgematch.solve_all(puzzle, backend="native", cluster=client)
+    assert there.count == here.count
+    assert sorted(s.cells for s in there.solutions) == sorted(s.cells for s in here.solutions)
+
+
+def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch):
+    """A part that has run past SPLIT_SECONDS hands its unsearched children back; nothing is lost or doubled."""
+    from edgematch.solvers.native import cluster
+    from edgematch.solvers.native.parts import Part
+
+    puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=1))
+    here = edgematch.count(puzzle, distinct=True, backend="native")
+    resubmitted = []
+
+    def part(index, prefix):  # the client makes a Part only for the children a long part handed back
+        resubmitted.append(index)
+        return Part(index, prefix)
+
+    monkeypatch.setattr(cluster, "SPLIT_SECONDS", 0.005)
+    monkeypatch.setattr(cluster, "Part", part)
+    there = edgematch.count(puzzle, distinct=True, backend="native", cluster=client)
+    assert resubmitted  # parts were split again
+    assert (there.count, there.distinct, there.status) == (here.count, here.distinct, here.status)
+
+
+def test_bad_cluster_arguments_are_usage_errors():
+    puzzle = Path("examples/hunde.hunde")
+    for bad in ("local:0", "local:x", "host:8786", 3):
+        with pytest.raises(UsageError):
+            edgematch.count(puzzle, backend="native", cluster=bad)
+    with pytest.raises(UsageError, match="workers and cluster"):
+        edgematch.count(puzzle, backend="native", workers=2, cluster="local:2")
+
+
+def test_without_dask_one_line_names_the_extra(monkeypatch):
+    from typer.testing import CliRunner
+
+    from edgematch.cli.main import load_commands
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # `import dask.distributed` now fails
+    with pytest.raises(MissingDependencyError, match=r"pip install 'edgematch\[dask\]'"):
+        edgematch.count("examples/hunde.hunde", backend="native", cluster="local:2")
+    result = CliRunner().invoke(load_commands(), ["count", "examples/hunde.hunde", "--cluster", "local:2"])
+    assert result.exit_code == 2
+    assert "pip install 'edgematch[dask]'" in result.output
+    assert "Traceback" not in result.output
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            continue
+    return alive
+
+
+def test_ctrl_c_during_a_cluster_count_keeps_the_partial_count_and_leaves_no_process(tmp_path):
+    big = tmp_path / "big.em"
+    puzzle, _ = generate(GeneratorSpec(7, 7, framed=True, border_colours=3, inner_colours=5, seed=1))
+    edgematch.write_puzzle(puzzle, big)
+    process = subprocess.Popen([sys.executable, "-m", "edgematch", "count", str(big), "--cluster", "local:2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        until = time.monotonic() + 60
+        children: list = []
+        while time.monotonic() < until and len(children) < 2:  # the two worker processes (and a resource tracker)
+            time.sleep(0.2)
+            children = psutil.Process(process.pid).children(recursive=True)
+        assert len(children) >= 2
+        time.sleep(4)  # the workers are searching
+        children = psutil.Process(process.pid).children(recursive=True)
+        os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "interrupted" in out and "at least" in out
+    until = time.monotonic() + 5
+    while _alive([c.pid for c in children]) and time.monotonic() < until:
+        time.sleep(0.1)
+    assert _alive([c.pid for c in children]) == []
