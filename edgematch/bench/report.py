@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.bench import plots
+from edgematch.bench.cluster import machine_notes, machine_rows
 from edgematch.bench.store import Store
 from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
 from edgematch.errors import FormatError, MissingDependencyError, UsageError
@@ -91,6 +92,7 @@ def notes(summary: Summary) -> list[str]:
                    "on a quiet machine.")
     for backend, why in (env.get("skipped") or {}).items():
         out.append(f"Skipped {backend}: {why}.")
+    out += machine_notes(env)  # a session on a Dask cluster: its worker machines, and whether they differ
     if summary.missing:
         out.append(f"Incomplete session: {len(summary.every)} of {session.planned} runs stored "
                    f"(state {session.state}); `edgematch bench --resume` finishes it.")
@@ -310,6 +312,7 @@ def environment_rows(summary: Summary) -> list[tuple[str, str]]:
     rows += [(name, str(version or "not installed")) for name, version in (env.get("packages") or {}).items()]
     rows += [("commit", str(env.get("commit") or "not a git checkout")),
              ("session", f"{summary.session.id}: {summary.session.source}, jobs {summary.session.jobs}")]
+    rows += machine_rows(env)  # the worker machines of a session run on a Dask cluster
     return rows
 
 

@@ -168,6 +168,9 @@ def bench(
                                                "(instance x backend); reports show min, median and spread.")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="With 'list': the sessions as JSON on stdout.")] = False,
+    cluster: Annotated[str | None, typer.Option("--cluster", help="Run the plan on a Dask cluster, each run a task "
+                                                "(still its own process with its limits): local:N or a scheduler "
+                                                "address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
 ) -> None:
     """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
 
@@ -214,7 +217,12 @@ def bench(
             started = time.perf_counter()
             try:
                 with _display(jobs) as watcher:
-                    run_session(store, number, suite, jobs, watcher, memory_mb=memory)
+                    if cluster is None:
+                        run_session(store, number, suite, jobs, watcher, memory_mb=memory)
+                    else:
+                        from edgematch.bench.cluster import run_cluster_session
+
+                        run_cluster_session(store, number, suite, cluster, watcher, memory_mb=memory)
             except KeyboardInterrupt:
                 stored = store.session(number)
                 where = f" --db {db}" if db != DEFAULT_DB else ""

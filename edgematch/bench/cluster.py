@@ -1,0 +1,183 @@
+"""A bench session on a Dask cluster (``edgematch bench ... --cluster ADDRESS|local:N``).
+
+Every planned run not yet stored becomes one Dask task. On the worker the task calls the harness's own
+single-run function (:func:`edgematch.bench.runner.run_one`): the run is still its own child process, in its
+own process group, with the wall-clock and resident-memory limits it gets locally, and the worker checks its
+answer as the local harness does. The client alone writes: it stores each run the moment its task finishes
+(one writer for the SQLite store), so ``--resume``, the agreement check and the reports work unchanged.
+
+Each task also returns the machine it ran on (:func:`machine`: host name, CPU model, cores). The run keeps the
+host name in its counters (``host``); the session's environment gathers every machine under ``hosts`` (CPU,
+cores, runs), and the report says when a session ran on machines that differ (:func:`machine_notes`).
+
+Faults: a worker that dies mid-run makes the scheduler run the task again on another worker (Dask's
+``distributed.scheduler.allowed-failures``, 3 by default); the run then starts afresh (a run's figures come
+from one uninterrupted process). A task that raises is retried once (``retries=1``). Results are keyed by the
+run (instance, backend, repetition) and a run is stored once, whatever Dask delivers. A task that killed its
+workers too often (``KilledWorker``) is filed as crashed. Ctrl-C cancels every outstanding task and leaves the
+finished runs stored, as locally.
+
+Differences from ``--jobs`` worth knowing: the run's child is forked from the Dask worker process, so its
+resident memory includes the worker's pages (tens of MiB, as it includes the harness's locally); and the
+wall-clock limit is enforced by the worker, so a worker's clock decides a run's timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import socket
+import time
+import uuid
+from typing import Any
+
+from edgematch.bench.environment import cpu_model, load_average
+from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, run_one
+from edgematch.bench.session import Estimate, Watcher, _store, check_backends, pending
+from edgematch.bench.store import Store
+from edgematch.bench.suite import Instance, Suite
+from edgematch.solvers.processes import usable_cores
+
+RETRIES = 1  # a task that raises runs once more; a killed worker's tasks are rescheduled by the scheduler
+POLL_SECONDS = 0.1
+
+
+def machine() -> dict[str, Any]:
+    """The machine this runs on: host name, CPU model, cores (all and usable)."""
+    return {"host": socket.gethostname(), "cpu": cpu_model(), "cores": os.cpu_count(), "usable_cores": usable_cores()}
+
+
+def run_on_worker(instance: Instance, backend: str, task: str, timeout: float, grace: float,
+                  memory_mb: int) -> tuple[RunRecord, dict[str, Any]]:
+    """On a Dask worker: one run exactly as the local harness makes it (:func:`run_one`), and the machine.
+    Dask's worker processes are daemonic, which multiprocessing forbids children; every run's child dies with
+    the thread that started it (``PR_SET_PDEATHSIG``) and leads its own process group, so the flag is lifted."""
+    mp.current_process()._config["daemon"] = False  # noqa: SLF001  (see above; as edgematch.solvers.processes.start)
+    from edgematch.solvers.base import get_backend
+
+    with contextlib.suppress(Exception):  # the run's child loads it anyway, and files a missing library
+        get_backend(backend).warm_up()  # loaded before the fork, as the local harness does
+    return run_one(instance, backend, task, timeout, grace, memory_mb), machine()
+
+
+def run_cluster_session(store: Store, session: int, suite: Suite, cluster: object, watcher: Watcher | None = None,
+                        grace: float = GRACE_SECONDS, memory_mb: int = MEMORY_LIMIT_MB) -> bool:
+    """Run what is left of ``session`` on ``cluster`` (``local:N``, a scheduler address or a Client); True when
+    every planned run is now stored. Like :func:`edgematch.bench.session.run_session`, it records the load
+    average of this machine before and after; it also records every worker machine under ``hosts``."""
+    from edgematch.solvers.cluster import connected, describe, distributed, threads
+
+    watcher = watcher or Watcher()
+    skipped = check_backends(suite)
+    todo = pending(store, session, suite, skipped)
+    stored = store.runs(session)
+    watcher.planned(suite.repeat * len(suite.runs()), stored)
+    estimate = Estimate(suite.timeout, grace, stored)
+    hosts: dict[str, dict[str, Any]] = dict(store.session(session).environment.get("hosts") or {})
+    began = time.perf_counter()
+    stretch: dict[str, Any] = {"load_before": load_average(), "cluster": describe(cluster)}
+    waiting: dict[str, tuple[Instance, str, int]] = {}  # future key -> the run
+    filed: set[tuple[str, str, int]] = set()
+    futures: list[Any] = []
+    try:
+        with connected(cluster) as client:
+            dd = distributed()
+            jobs = threads(client)
+            stretch["jobs"] = jobs
+            batch = uuid.uuid4().hex[:12]
+            for n, (instance, backend, repeat) in enumerate(todo):
+                future = client.submit(run_on_worker, instance, backend, suite.task_of(instance),
+                                       suite.timeout_of(instance), grace, memory_mb, key=f"edgematch-run-{batch}-{n}",
+                                       retries=RETRIES, pure=False)
+                waiting[future.key] = (instance, backend, repeat)
+                futures.append(future)
+            for instance, backend, _ in todo[:jobs]:
+                watcher.started(instance, backend)
+            done = dd.as_completed(futures)
+            watcher.eta(estimate.remaining(todo, [], jobs))
+            try:
+                while waiting:
+                    ready = done.next_batch(block=False) if done.has_ready() else []
+                    if not ready:
+                        time.sleep(POLL_SECONDS)
+                    for future in ready:
+                        run = waiting.pop(future.key, None)
+                        if run is None:
+                            continue
+                        record = _filed(future, *run, suite)
+                        if (record.instance, record.backend, record.repeat) in filed:
+                            continue
+                        filed.add((record.instance, record.backend, record.repeat))
+                        host = record.counters.get("host")
+                        if host and _count_host(hosts, host, future):
+                            store.update_environment(session, hosts=hosts)
+                        _store(store, session, record, watcher, estimate)
+                        left = [r for r in todo if (r[0].key, r[1], r[2]) not in filed]
+                        if len(left) >= jobs:
+                            watcher.started(*left[jobs - 1][:2])
+                        watcher.eta(estimate.remaining(left, [], jobs))
+            finally:
+                if waiting:  # interrupted: outstanding runs are cancelled, not stored
+                    with contextlib.suppress(Exception):
+                        client.cancel([f for f in futures if f.key in waiting], force=True)
+    finally:
+        complete = not waiting and not skipped
+        store.close_session(session, time.perf_counter() - began, complete)
+        stretch["load_after"] = load_average()
+        stretches = store.session(session).environment.get("stretches", [])
+        store.update_environment(session, stretches=[*stretches, stretch], hosts=hosts)
+    return complete
+
+
+_machines: dict[str, dict[str, Any]] = {}  # future key -> machine, for the host table
+
+
+def _filed(future: Any, instance: Instance, backend: str, repeat: int, suite: Suite) -> RunRecord:
+    """The run a finished task stands for: its record with the worker's host name, or (the task failed for good,
+    e.g. its workers kept dying) a crashed run saying why."""
+    task = suite.task_of(instance)
+    if future.status == "error":
+        exc = future.exception()
+        why = (f"its Dask worker died while running it, {type(exc).__name__}" if type(exc).__name__ == "KilledWorker"
+               else f"the Dask task failed: {type(exc).__name__}: {exc}")
+        record = RunRecord(instance.key, backend, task, "error", "crashed", "error", 0.0, message=why).about(instance)
+    else:
+        record, where = future.result()
+        record.counters = {**record.counters, "host": where["host"]}
+        _machines[future.key] = where
+    record.repeat = repeat
+    return record
+
+
+def _count_host(hosts: dict[str, dict[str, Any]], host: str, future: Any) -> bool:
+    """Count a run on ``host``; True when the host is new (the environment is then written at once)."""
+    where = _machines.pop(future.key, {"host": host})
+    entry = hosts.get(host)
+    if entry is None:
+        hosts[host] = {k: v for k, v in where.items() if k != "host"} | {"runs": 1}
+        return True
+    entry["runs"] = entry.get("runs", 0) + 1
+    return False
+
+
+def machine_notes(environment: dict[str, Any]) -> list[str]:
+    """What a report says about where the runs ran: nothing for one machine; the machines when there were
+    several, and a warning when they differ (CPU model or cores), because timings then compare machines too."""
+    hosts = environment.get("hosts") or {}
+    if len(hosts) < 2:
+        return []
+    kinds = {(h.get("cpu"), h.get("cores")) for h in hosts.values()}
+    listed = "; ".join(f"{name} ({h.get('cpu')}, {h.get('cores')} cores, {h.get('runs', 0)} runs)"
+                       for name, h in sorted(hosts.items()))
+    if len(kinds) > 1:
+        return [f"Mixed machines: the runs ran on {len(hosts)} machines that differ ({listed}). A time compares the "
+                "machine as well as the backend; compare runs of one host (each run's counters name it)."]
+    return [f"The runs ran on {len(hosts)} alike machines ({listed})."]
+
+
+def machine_rows(environment: dict[str, Any]) -> list[tuple[str, str]]:
+    """The report's environment rows for the worker machines of a session run on a cluster (none otherwise)."""
+    hosts = environment.get("hosts") or {}
+    return [(f"worker {name}", f"{h.get('cpu')} ({h.get('cores')} cores, {h.get('usable_cores')} usable), "
+             f"{h.get('runs', 0)} runs") for name, h in sorted(hosts.items())]
