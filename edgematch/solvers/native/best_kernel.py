@@ -34,25 +34,6 @@ MIN_COST = (0, 1, 1, 1, 2, 2)
 
 
 @njit(cache=True, nogil=True)
-def _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e):
-    """[lo, hi) of phase ``ph`` at a position of combo ``k`` whose neighbours show key labels a, b."""
-    ka = k * width + a
-    kab = ka * width + b
-    if ph == 0:
-        return ab_s[kab], ab_e[kab]
-    if ph == 1:
-        return ra_s[ka], ab_s[kab]
-    if ph == 2:
-        return ab_e[kab], ra_e[ka]
-    if ph == 3:
-        kb = k * width + b
-        return rb_s[kb], rb_e[kb]
-    if ph == 4:
-        return cstart[k], ra_s[ka]
-    return ra_e[ka], cend[k]
-
-
-@njit(cache=True, nogil=True)
 def best_search(
     key_a, key_b, combo, extra_n, extra_src, extra_side, order,
     cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm,
@@ -86,7 +67,25 @@ def best_search(
             if i >= end[d]:
                 ph = phase[d] + 1
                 while ph < phases:
-                    lo, hi = _phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e)
+                    ka = k * width + a  # the phase's range of candidates (inlined: a call costs more)
+                    if ph == 0:
+                        lo = ab_s[ka * width + b]
+                        hi = ab_e[ka * width + b]
+                    elif ph == 1:
+                        lo = ra_s[ka]
+                        hi = ab_s[ka * width + b]
+                    elif ph == 2:
+                        lo = ab_e[ka * width + b]
+                        hi = ra_e[ka]
+                    elif ph == 3:
+                        lo = rb_s[k * width + b]
+                        hi = rb_e[k * width + b]
+                    elif ph == 4:
+                        lo = cstart[k]
+                        hi = ra_s[ka]
+                    else:
+                        lo = ra_e[ka]
+                        hi = cend[k]
                     if hi > lo:
                         need = MIN_COST[ph]
                         if need <= allowed:
