@@ -126,3 +126,50 @@ def test_ctrl_c_during_a_cluster_count_keeps_the_partial_count_and_leaves_no_pro
     while _alive([c.pid for c in children]) and time.monotonic() < until:
         time.sleep(0.1)
     assert _alive([c.pid for c in children]) == []
+
+
+def test_a_bench_session_on_a_cluster_stores_exactly_its_plan_even_when_a_worker_is_killed(tmp_path):
+    from edgematch.bench.cluster import machine_notes, run_cluster_session
+    from edgematch.bench.environment import environment
+    from edgematch.bench.session import Watcher
+    from edgematch.bench.store import Store
+    from edgematch.bench.suite import Overrides, load_suite
+
+    folder = tmp_path / "boards"
+    folder.mkdir()
+    for seed in range(1, 7):  # counts of about a second each: runs are in flight when the worker dies
+        puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=seed))
+        edgematch.write_puzzle(puzzle, folder / f"b{seed}.em")
+    suite = load_suite(folder, Overrides(backends=("native",), task="count", timeout=60))
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    killed = []
+    with local, distributed.Client(local) as c, Store(tmp_path / "bench.sqlite") as store:
+        pids = c.run(os.getpid)  # worker address -> pid
+
+        def finished(record):
+            busy = [address for address, keys in c.processing().items() if keys and address in pids]
+            if not killed and busy:
+                killed.append(pids[busy[0]])
+                os.kill(pids[busy[0]], signal.SIGKILL)  # mid-run: Dask runs its task again elsewhere
+
+        number = store.new_session(suite, str(folder), 1, environment())
+        assert run_cluster_session(store, number, suite, c, Watcher(finished=finished))
+        runs = store.runs(number)
+        session = store.session(number)
+    assert killed
+    planned = sorted((instance.key, backend, repeat) for instance, backend, repeat in suite.planned())
+    assert sorted((r.instance, r.backend, r.repeat) for r in runs) == planned  # none missing, none twice
+    assert all(r.category == "correct" and r.count for r in runs)
+    assert all(r.counters["host"] for r in runs)
+    assert sum(h["runs"] for h in session.environment["hosts"].values()) == len(runs)
+    assert machine_notes(session.environment) == []  # one machine: nothing to say
+
+
+def test_the_report_says_when_a_session_ran_on_mixed_machines():
+    from edgematch.bench.cluster import machine_notes, machine_rows
+
+    hosts = {"a": {"cpu": "Xeon", "cores": 2, "runs": 3}, "b": {"cpu": "EPYC", "cores": 64, "runs": 5}}
+    assert "Mixed machines" in machine_notes({"hosts": hosts})[0]
+    assert [name for name, _ in machine_rows({"hosts": hosts})] == ["worker a", "worker b"]
+    hosts["b"] = {"cpu": "Xeon", "cores": 2, "runs": 5}
+    assert "alike" in machine_notes({"hosts": hosts})[0]
