@@ -60,6 +60,7 @@ def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch)
         return Part(index, prefix)
 
     monkeypatch.setattr(cluster, "SPLIT_SECONDS", 0.005)
+    monkeypatch.setattr(cluster, "SPLITS_PER_SECOND", 1e9)
     monkeypatch.setattr(cluster, "Part", part)
     there = edgematch.count(puzzle, distinct=True, backend="native", cluster=client)
     assert resubmitted  # parts were split again

@@ -3,14 +3,16 @@
 ``task.cluster`` names where the parts run (:func:`edgematch.solvers.cluster.connected`: ``local:N``, a
 scheduler address, or a ``dask.distributed.Client``).
 
-:func:`run_parts` plans :data:`PARTS_PER_WORKER` parts per worker thread of the cluster
-(:mod:`edgematch.solvers.native.parts`: prefixes of the fill order, plain data) and submits each as one task.
+:func:`run_parts` plans :data:`PARTS_PER_WORKER` parts per worker thread of the cluster, at most
+:data:`MAX_PARTS` since the scheduler spends about 1 ms per task (:mod:`edgematch.solvers.native.parts`:
+prefixes of the fill order, plain data), and submits each as one task.
 A task sends the puzzle, never the tables: each worker process builds them once (building is deterministic)
 and checks their digest against the client's, so a worker running another edgematch, whose parts would not
 partition the same tree, fails loudly instead of counting wrongly.
 
 Parts that run long are split again, by the worker that holds them: a task searches its part's children (one
-position deeper) one after another, and once it has spent :data:`SPLIT_SECONDS` with children left it returns
+position deeper) one after another, and once it has spent :data:`SPLIT_SECONDS` (more on a cluster of over
+500 worker threads, so that at most :data:`SPLITS_PER_SECOND` come back) with children left it returns
 what it counted with those children's prefixes, which the client submits as new parts. The tree's imbalance
 therefore costs at most one child's subtree per part, and idle workers pick up the returned children. (A
 part is not cut mid-search: the kernel's stack is not plain data, so only whole children move.)
@@ -21,7 +23,8 @@ delivered it twice. Faults: a worker that dies mid-task makes the scheduler run 
 ``KilledWorker``, which becomes a backend error); a task that *raises* is retried once (``retries=1``),
 since a transient failure (a connection, memory) deserves one more try and a bug fails the same way twice.
 Either way the client stores the part's result once. The time limit and Ctrl-C set a Dask ``Event`` the
-running parts poll (they stop and report what they searched), wait briefly for those reports, and cancel
+running parts poll (every 0.5 s; less often on over 250 worker threads, to keep the scheduler's load down;
+they stop and report what they searched), wait briefly for those reports, and cancel
 every outstanding future; the count is then a lower bound (status ``timeout``, message ``interrupted`` on
 Ctrl-C), as with ``--workers``. The deadline reaches workers as a wall-clock instant: machines' clocks are
 assumed synchronised (NTP) to well under a second.
@@ -50,10 +53,15 @@ from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
 PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one
 SPLIT_SECONDS = 5.0  # a part searching longer than this hands its unsearched children back as new parts
 REPORT_AHEAD = 0.1  # seconds before the limit the parts stop searching, to report in time
-COLLECT_SECONDS = 1.0  # once stopped (Ctrl-C), how long running parts get to report what they searched
+COLLECT_SECONDS = 0.5  # once stopped (Ctrl-C), how long running parts get past their poll to report what they searched
 LATE_SECONDS = 0.3  # past the time limit, how long they get
 POLL_SECONDS = 0.1  # how often the client looks for finished parts (and updates the progress)
 STOP_POLL_SECONDS = 0.5  # how often a running part asks the scheduler whether it should stop
+# The scheduler spends about 1 ms per task (distributed.dask.org) and answers every part's stop question: on a
+# big cluster the plan is capped, and parts split and ask less often, so neither exceeds ~100-500 per second.
+MAX_PARTS = 20_000  # parts planned at most (about 20 s of the scheduler's time)
+SPLITS_PER_SECOND = 100  # long parts return at most this often, over the whole cluster
+QUESTIONS_PER_SECOND = 500  # stop questions per second, at most, over the whole cluster
 RETRIES = 1  # a task that raises runs once more (a killed worker's tasks are rescheduled by the scheduler)
 
 
@@ -95,7 +103,8 @@ def children(tables: Tables, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...], capacity: int,
                 distinct: bool, deadline: float | None, want: int | None, stop_name: str,
-                split_seconds: float | None = SPLIT_SECONDS) -> tuple[Outcome, list[tuple[int, ...]]]:
+                split_seconds: float | None = SPLIT_SECONDS, stop_poll: float = STOP_POLL_SECONDS,
+                ) -> tuple[Outcome, list[tuple[int, ...]]]:
     """Run on a worker: search below ``prefix`` until done, the wall-clock ``deadline``, ``want`` solutions or
     the stop event; past ``split_seconds`` return the children not yet searched with the outcome so far."""
     from edgematch.solvers.native.compiled import ensure_compiled
@@ -103,7 +112,7 @@ def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefi
     ensure_compiled()
     tables = _tables(puzzle, order, symmetry, expected)
     started = time.monotonic()
-    should_stop = _stop_check(stop_name)
+    should_stop = _stop_check(stop_name, stop_poll)
     total = Outcome(finished=True)
     if split_seconds is None or len(prefix) >= tables.positions - 1:
         todo = [prefix]
@@ -125,15 +134,15 @@ def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefi
     return total, todo
 
 
-def _stop_check(stop_name: str) -> Callable[[], bool]:
-    """Whether the client set the stop event, asked of the scheduler at most every STOP_POLL_SECONDS."""
+def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
+    """Whether the client set the stop event, asked of the scheduler at most every ``every`` seconds."""
     event = distributed().Event(stop_name)
     last, stopped = 0.0, False
 
     def check() -> bool:
         nonlocal last, stopped
         now = time.monotonic()
-        if not stopped and now - last >= STOP_POLL_SECONDS:
+        if not stopped and now - last >= every:
             last = now
             with contextlib.suppress(Exception):  # a scheduler that cannot be asked: the deadline still holds
                 stopped = bool(event.is_set())
@@ -151,7 +160,10 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
     reason = ""
     with connected(task.cluster) as client:
         dd = distributed()
-        parts, total.nodes = plan(tables, threads(client) * PARTS_PER_WORKER, deadline)
+        width = threads(client)
+        split = max(SPLIT_SECONDS, width / SPLITS_PER_SECOND)
+        poll = max(STOP_POLL_SECONDS, width / QUESTIONS_PER_SECOND)
+        parts, total.nodes = plan(tables, min(width * PARTS_PER_WORKER, MAX_PARTS), deadline)
         wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
         run = uuid.uuid4().hex[:12]
         stop = dd.Event(f"edgematch-stop-{run}", client=client)
@@ -164,7 +176,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
 
         def submit(part: Part) -> Any:
             future = client.submit(search_part, puzzle, tables.order_name, symmetry, expected, part.prefix, capacity,
-                                   task.distinct, wall_deadline, want, stop.name, SPLIT_SECONDS,
+                                   task.distinct, wall_deadline, want, stop.name, split, poll,
                                    key=f"edgematch-part-{run}-{part.index}", retries=RETRIES, pure=False)
             flying[future.key] = part.index
             futures[part.index] = future
@@ -179,7 +191,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
             if futures and reason != "solution limit":
                 with contextlib.suppress(Exception):
                     stop.set()
-                until = time.monotonic() + COLLECT_SECONDS
+                until = time.monotonic() + COLLECT_SECONDS + poll
                 if reason == TIME_LIMIT and deadline is not None:
                     until = min(until, deadline + LATE_SECONDS)
                 with contextlib.suppress(KeyboardInterrupt):
