@@ -63,7 +63,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def smoke(repeats: int) -> None:
+def smoke(repeats: int, sizes: str | None) -> None:
     folder = Path(tempfile.mkdtemp(prefix="cluster-overhead-"))
     db = folder / "bench.sqlite"
     port = free_port()
@@ -76,7 +76,8 @@ def smoke(repeats: int) -> None:
                                     start_new_session=True))
     time.sleep(5)
     try:
-        base = [str(BIN / "edgematch"), "bench", "smoke", "--db", str(db), "--no-report"]
+        base = [str(BIN / "edgematch"), "bench", "smoke", "--db", str(db), "--no-report",
+                *(["--sizes", sizes, "--timeout", "10"] if sizes else [])]
         timed([*base, "--cluster", address])  # warm the standing workers (imports, compiled code): session 1
         session = 1
         figures: dict[str, list[tuple[float, float]]] = {"--jobs 2": [], "--cluster local:2": [],
@@ -95,7 +96,8 @@ def smoke(repeats: int) -> None:
                     diff = {k: (reference.get(k), got.get(k)) for k in set(reference) | set(got)
                             if reference.get(k) != got.get(k)}
                     print(f"  DIFFERENT runs under {label}: {diff}")
-        print(f"(a) smoke suite, {len(reference or {})} runs each, {repeats} repeats, load {load()}: "
+        suite = f"smoke suite at sizes {sizes}" if sizes else "smoke suite"
+        print(f"(a) {suite}, {len(reference or {})} runs each, {repeats} repeats, load {load()}: "
               "categories, statuses and counts identical in every session" if reference else "(a) no runs")
         jobs = min(e for _, e in figures["--jobs 2"])
         for label, values in figures.items():
@@ -132,12 +134,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=2, help="sessions per way of running the smoke suite")
     parser.add_argument("--board", default="7:3:7:7", help="SIZE:BORDER:INNER:SEED of the framed board to count")
+    parser.add_argument("--sizes", help="run the smoke suite at these sizes (e.g. 5,6: longer runs), cutoff 10 s")
     parser.add_argument("--skip-smoke", action="store_true")
     parser.add_argument("--skip-count", action="store_true")
     args = parser.parse_args()
     print(f"load average before: {load()} on {os.cpu_count()} cores")
     if not args.skip_smoke:
-        smoke(args.repeats)
+        smoke(args.repeats, args.sizes)
     if not args.skip_count:
         size, border, inner, seed = (int(x) for x in re.split(r"[:x]", args.board))
         count(size, border, inner, seed)
