@@ -213,7 +213,7 @@ def bench(
                 if confirm:
                     _two_families(suite.backends)
                 number = store.new_session(suite, target, jobs, environment() | {"skipped": skipped})
-                _announce(suite, number, jobs, db)
+                _announce(suite, number, jobs, db, cluster)
             started = time.perf_counter()
             try:
                 with _display(jobs) as watcher:
@@ -250,7 +250,7 @@ def _check_jobs(jobs: int) -> None:
                          f"got {jobs}")
 
 
-def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
+def _announce(suite: Suite, number: int, jobs: int, db: Path, cluster: str | None = None) -> None:
     from edgematch.bench.report import tasks_text
 
     runs = len(suite.runs()) * suite.repeat
@@ -259,7 +259,8 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path) -> None:
     out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
               f"puzzle{'s' if len(suite.instances) != 1 else ''} x {used} "
               f"backend{'s' if used != 1 else ''}{times} = {runs} runs, "
-              f"{tasks_text(suite).replace('`', '')}, {jobs} at a time", highlight=False, soft_wrap=True)
+              f"{tasks_text(suite).replace('`', '')}, "
+              + (f"on the Dask cluster {cluster}" if cluster else f"{jobs} at a time"), highlight=False, soft_wrap=True)
 
 
 def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
