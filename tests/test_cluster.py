@@ -174,3 +174,19 @@ def test_the_report_says_when_a_session_ran_on_mixed_machines():
     assert [name for name, _ in machine_rows({"hosts": hosts})] == ["worker a", "worker b"]
     hosts["b"] = {"cpu": "Xeon", "cores": 2, "runs": 5}
     assert "alike" in machine_notes({"hosts": hosts})[0]
+
+
+def test_solve_all_cluster_on_the_command_line(tmp_path):
+    """`solve --all --cluster local:2` lists the Hunde-Spiel's 16 raw solutions; --cluster without --all is a
+    usage error (one solution is found on this machine)."""
+    hunde = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")
+    script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
+    listed = subprocess.run([sys.executable, "-c", script, "solve", hunde, "--all", "-b", "native", "--cluster",
+                             "local:2", "--json"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    import json
+
+    data = json.loads(listed.stdout)
+    assert listed.returncode == 0 and data["count"] == 16 and len(data["solutions"]) == 16
+    alone = subprocess.run([sys.executable, "-c", script, "solve", hunde, "--cluster", "local:2"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert alone.returncode == 2 and "--cluster goes with --all" in alone.stderr

@@ -280,6 +280,9 @@ def solve_cmd(
         "--proof", help="SAT backend: when there is no solution, write the solver's DRAT proof to FILE and the "
         "CNF it refutes beside it (FILE with suffix .cnf), for drat-trim or dratify.")] = None,
     as_json: JsonOpt = False,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="With --all: run the native search's parts on a Dask cluster: local:N or a scheduler "
+        "address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch import render as draw
@@ -292,6 +295,8 @@ def solve_cmd(
             options["proof"] = str(proof)
         if limit is not None and not all_:
             raise typer.BadParameter("--limit goes with --all")
+        if cluster is not None and not all_:
+            raise UsageError("--cluster goes with --all (one solution is found on this machine)")
         if as_json and render is not None and output is None:
             raise UsageError("--json writes to stdout; give --render an output file with -o")
         explained = None
@@ -301,7 +306,8 @@ def solve_cmd(
             _explain(puzzle, backend, "all" if all_ else "first", workers, options)
         if all_:
             result = attempt(backend, "all", lambda progress: solve_all(
-                puzzle, backend, limit, time_limit, workers, progress=progress, confirm=confirm, **options))
+                puzzle, backend, limit, time_limit, workers, progress=progress, confirm=confirm, cluster=cluster,
+                **options))
         else:
             result = attempt(backend, "first", lambda progress: solve_puzzle(
                 puzzle, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
