@@ -4,6 +4,7 @@ through the cluster stores exactly its plan even when a worker is killed mid-run
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -183,8 +184,6 @@ def test_solve_all_cluster_on_the_command_line(tmp_path):
     script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
     listed = subprocess.run([sys.executable, "-c", script, "solve", hunde, "--all", "-b", "native", "--cluster",
                              "local:2", "--json"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    import json
-
     data = json.loads(listed.stdout)
     assert listed.returncode == 0 and data["count"] == 16 and len(data["solutions"]) == 16
     alone = subprocess.run([sys.executable, "-c", script, "solve", hunde, "--cluster", "local:2"],
