@@ -1,7 +1,7 @@
 """The package's layers (DESIGN.md): imports point down only, and no two modules import each other.
 
-Every ``import`` in every module counts, also the lazy ones inside functions (a lazy import still ties the
-modules together, it only postpones the cost); imports under ``if TYPE_CHECKING:`` do not (they never run)."""
+Every ``import`` in every module counts, also the lazy ones inside functions and those under ``if
+TYPE_CHECKING:`` (a lazy or annotation-only import still ties the modules together)."""
 
 from __future__ import annotations
 
@@ -35,24 +35,14 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path) -> set[str]:
     """The edgematch modules ``path`` imports (``from edgematch.x import y`` counts y when it is a module)."""
-    tree = ast.parse(path.read_text())
-    type_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If) and _is_type_checking(block.test)
-                 for stmt in block.body for n in ast.walk(stmt)}
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("edgematch")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("edgematch"):
             found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
     return {name for name in found if name in MODULES}
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    """``if TYPE_CHECKING:`` blocks are annotations only; they do not run."""
-    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
 
 
 MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}

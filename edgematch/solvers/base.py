@@ -17,13 +17,10 @@ import importlib.util
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, MissingDependencyError, UsageError
-
-if TYPE_CHECKING:
-    from edgematch.solvers.confirm import Confirmation
 
 Question = Literal["first", "all", "count", "best"]
 QUESTIONS: tuple[Question, ...] = ("first", "all", "count", "best")
@@ -74,6 +71,17 @@ class Timings:
     @property
     def total(self) -> float:
         return self.build + self.solve + self.check
+
+
+@dataclass
+class Confirmation:
+    """The second opinion (:mod:`edgematch.solvers.confirm`): who gave it, whether it agrees (None: it could
+    not answer in time), and its result."""
+
+    by: str
+    agreed: bool | None
+    detail: str
+    result: Result | None = None
 
 
 @dataclass

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Result, Status, Task
+from edgematch.solvers.base import Confirmation, Result, Status, Task
 from edgematch.solvers.policy import installed, load_policy
 
 # the answering family -> who to ask instead, in order (each of another family)
@@ -37,16 +37,6 @@ def family(backend: str) -> str:
     names = re.findall(r"[\w:+]+", backend)
     innermost = names[-1] if names else backend
     return innermost.partition(":")[0]
-
-
-@dataclass
-class Confirmation:
-    """The second opinion: who gave it, whether it agrees (None: it could not answer in time), and its result."""
-
-    by: str
-    agreed: bool | None
-    detail: str
-    result: Result | None = None
 
 
 class Disagreement(BackendError):
