@@ -21,19 +21,12 @@ import tempfile
 from pathlib import Path
 
 import yardstick
+from frontier import parse_seeds
 
 import edgematch
 from edgematch import GeneratorSpec, generate
 
 GRACE = 15.0
-
-
-def parse_seeds(text: str) -> list[int]:
-    seeds = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        seeds += range(int(lo), int(hi or lo) + 1)
-    return seeds
 
 
 def main() -> int:

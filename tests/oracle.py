@@ -65,6 +65,7 @@ def best_score(puzzle: Puzzle) -> int | None:
     w, h = puzzle.width, puzzle.height
     frame = puzzle.frame
     hints = {c: (t, r) for c, t, r in puzzle.hints}
+    hinted_tiles = {t for t, _ in hints.values()}
     seams_after = [0] * (w * h + 1)  # seams scored at cells >= c
     for c in range(w * h - 1, -1, -1):
         row, col = divmod(c, w)
@@ -90,7 +91,7 @@ def best_score(puzzle: Puzzle) -> int | None:
             for r in range(4 if puzzle.rotations else 1):
                 if cell in hints and hints[cell] != (t, r):
                     continue
-                if cell not in hints and t in {ht for ht, _ in hints.values()}:
+                if cell not in hints and t in hinted_tiles:
                     continue
                 e = _turn(tile.edges, r)
                 if frame is not None:

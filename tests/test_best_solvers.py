@@ -1,6 +1,6 @@
 """The best-score question on cpsat and sat (both searches): on small boards they prove the true maximum,
-which a brute force here finds on its own (every admissible board, branch and bound); the claimed score is the
-independent checker's; a time limit and Ctrl-C keep the best board found.
+which the naive oracle finds on its own (tests/oracle.py: every admissible board, branch and bound); the
+claimed score is the independent checker's; a time limit and Ctrl-C keep the best board found.
 
 Most boards run the backends' child functions in this process (the same code, without a fork per board); a
 sample goes through ``edgematch.best`` (child process, checker) as a user's call does.
@@ -20,55 +20,9 @@ from edgematch.core.tiletypes import decode
 from edgematch.errors import PuzzleError, UsageError
 from edgematch.solvers import cpsat, sat
 from edgematch.solvers.base import Status
+from tests.oracle import best_score
 
 MODES = ("linear", "rc2")
-
-
-def brute_best(puzzle: Puzzle) -> int | None:
-    """The highest score over every admissible board (None when there is none): row-major search over every
-    (tile, turn), the frame and hints as hard rules, seams scored by the rule, pruned by the seams still open."""
-    w, h = puzzle.width, puzzle.height
-    frame, hints = puzzle.frame, {c: (t, r) for c, t, r in puzzle.hints}
-    turns = range(4) if puzzle.rotations else range(1)
-    shown = [tuple(tile.edges[(i - r) % 4] for i in range(4)) for tile in puzzle.tiles for r in range(4)]
-
-    def fits(a: int, b: int) -> bool:
-        return b == (-a if puzzle.rule == "signed" else a)
-
-    later = [0] * (w * h + 1)  # seams whose second cell comes after cell c
-    for c in range(w * h - 1, -1, -1):
-        row, col = divmod(c, w)
-        later[c] = later[c + 1] + (col > 0) + (row > 0)
-    grid: list[tuple[int, ...]] = []
-    used = [False] * len(puzzle.tiles)
-    best = [-1]
-
-    def place(c: int, score: int) -> None:
-        if score + later[c] <= best[0]:
-            return
-        if c == w * h:
-            best[0] = score
-            return
-        row, col = divmod(c, w)
-        border = (row == 0, col == w - 1, row == h - 1, col == 0)
-        for t in range(len(puzzle.tiles)):
-            if used[t]:
-                continue
-            for r in turns:
-                if c in hints and hints[c] != (t, r):
-                    continue
-                e = shown[4 * t + r]
-                if frame is not None and any((e[s] == frame) != border[s] for s in range(4)):
-                    continue
-                gain = (col > 0 and fits(grid[c - 1][1], e[3])) + (row > 0 and fits(grid[c - w][2], e[0]))
-                used[t] = True
-                grid.append(e)
-                place(c + 1, score + gain)
-                grid.pop()
-                used[t] = False
-
-    place(0, 0)
-    return best[0] if best[0] >= 0 else None
 
 
 def perturbed(puzzle: Puzzle, rng: random.Random) -> Puzzle | None:
@@ -122,7 +76,7 @@ def small_puzzles(n: int, seed: int = 16) -> list[Puzzle]:
 
 
 PUZZLES = small_puzzles(240)
-TRUTH = [brute_best(p) for p in PUZZLES]
+TRUTH = [best_score(p) for p in PUZZLES]
 
 
 def in_process(child, puzzle: Puzzle, *args) -> tuple[list[tuple], str]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from edgematch.bench.environment import cpu_model, load_average
 from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, run_one
-from edgematch.bench.session import Estimate, Watcher, _store, check_backends, pending
+from edgematch.bench.session import Watcher, _store, what_is_left
 from edgematch.bench.store import Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.solvers.processes import usable_cores
@@ -68,12 +68,7 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
     average of this machine before and after; it also records every worker machine under ``hosts``."""
     from edgematch.solvers.cluster import connected, describe, distributed, threads
 
-    watcher = watcher or Watcher()
-    skipped = check_backends(suite)
-    todo = pending(store, session, suite, skipped)
-    stored = store.runs(session)
-    watcher.planned(suite.repeat * len(suite.runs()), stored)
-    estimate = Estimate(suite.timeout, grace, stored)
+    watcher, skipped, todo, estimate = what_is_left(store, session, suite, watcher, grace)
     hosts: dict[str, dict[str, Any]] = dict(store.session(session).environment.get("hosts") or {})
     began = time.perf_counter()
     stretch: dict[str, Any] = {"load_before": load_average(), "cluster": describe(cluster)}

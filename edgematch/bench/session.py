@@ -8,9 +8,7 @@ stored, so ``--resume`` carries on where it stopped.
 
 from __future__ import annotations
 
-import signal
 import statistics
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator
@@ -24,6 +22,7 @@ from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.errors import MissingDependencyError, UsageError
 from edgematch.solvers.base import get_backend
+from edgematch.solvers.processes import sigint
 
 
 @dataclass
@@ -119,14 +118,8 @@ class _Interrupts:
 
     @contextmanager
     def installed(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
+        with sigint(self.handler):
             yield
-            return
-        previous = signal.signal(signal.SIGINT, self.handler)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
 
     @contextmanager
     def shield(self) -> Iterator[None]:
@@ -180,16 +173,23 @@ def pending(store: Store, session: int, suite: Suite, skip: Collection[str] = ()
     return todo
 
 
-def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher: Watcher | None = None,
-                grace: float = GRACE_SECONDS, memory_mb: int = MEMORY_LIMIT_MB) -> bool:
-    """Run what is left of ``session`` (backends whose libraries are missing here are left out); True when
-    every planned run is now stored. The load average before and after is added to the session's environment."""
+def what_is_left(store: Store, session: int, suite: Suite, watcher: Watcher | None, grace: float
+                 ) -> tuple[Watcher, dict[str, str], list[tuple[Instance, str, int]], Estimate]:
+    """Before running a session (here or on a cluster): the watcher told the plan and the runs already stored,
+    the backends left out for a missing library, the runs still to do, and the estimate of their cost."""
     watcher = watcher or Watcher()
     skipped = check_backends(suite)
     todo = pending(store, session, suite, skipped)
     stored = store.runs(session)
     watcher.planned(suite.repeat * len(suite.runs()), stored)
-    estimate = Estimate(suite.timeout, grace, stored)
+    return watcher, skipped, todo, Estimate(suite.timeout, grace, stored)
+
+
+def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher: Watcher | None = None,
+                grace: float = GRACE_SECONDS, memory_mb: int = MEMORY_LIMIT_MB) -> bool:
+    """Run what is left of ``session`` (backends whose libraries are missing here are left out); True when
+    every planned run is now stored. The load average before and after is added to the session's environment."""
+    watcher, skipped, todo, estimate = what_is_left(store, session, suite, watcher, grace)
     running: list[Running] = []
     interrupts = _Interrupts()
     began = time.perf_counter()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from edgematch.core.model import SIDES, Puzzle
 from edgematch.core.symmetry import board_turns
 from edgematch.core.tiletypes import Board, TileTypes, tile_types
-from edgematch.encodings.domains import Seam, anchor, norm
+from edgematch.encodings.domains import Seam, anchor, frame_placements, norm
 
 
 @dataclass(frozen=True)
@@ -129,20 +129,11 @@ def best_space(puzzle: Puzzle, symmetry: bool = True) -> BestSpace:
     one exists; every board turned keeps its score, so one turn of each is enough)."""
     types = tile_types(puzzle)
     hinted = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in types.hinted.items()}
-    frame = puzzle.frame
     turns = board_turns(puzzle)
     pinned_type = anchor(puzzle, types, turns) if symmetry else None
     keep = set(range(4 // len(turns)))
-    cells: dict[int, list[tuple[int, int]]] = {}
-    for c in range(puzzle.size):
-        if c in hinted:
-            continue
-        border = set(puzzle.border_sides(c))
-        cells[c] = [
-            (t, r) for t in range(len(types.reps)) for r in types.turns[t]
-            if (frame is None or all((types.shown(t, r)[s] == frame) == (s in border) for s in SIDES))
-            and (t != pinned_type or r in keep)
-        ]
+    cells = {c: [(t, r) for t, r in placements if t != pinned_type or r in keep]
+             for c, placements in frame_placements(puzzle, types).items()}
     seams: list[Seam] = []
     pinned: list[Pinned] = []
     constant = 0

@@ -65,20 +65,27 @@ class Domains:
         return any(not v for v in self.cells.values())
 
 
-def domains(puzzle: Puzzle, types: TileTypes | None = None) -> Domains:
-    """Placements per free cell after frame, hint and seam filtering to a fixpoint."""
-    types = types or tile_types(puzzle)
-    hinted = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in types.hinted.items()}
+def frame_placements(puzzle: Puzzle, types: TileTypes) -> dict[int, list[tuple[int, int]]]:
+    """Per free (unhinted) cell, the placements (type, turn) that show the frame exactly on its outward sides:
+    every rule but the seams (what the best-score question starts from, and the seam filtering below)."""
     frame = puzzle.frame
     cells: dict[int, list[tuple[int, int]]] = {}
     for c in range(puzzle.size):
-        if c in hinted:
+        if c in types.hinted:
             continue
         border = set(puzzle.border_sides(c))
         cells[c] = [
             (t, r) for t in range(len(types.reps)) for r in types.turns[t]
             if frame is None or all((types.shown(t, r)[s] == frame) == (s in border) for s in SIDES)
         ]
+    return cells
+
+
+def domains(puzzle: Puzzle, types: TileTypes | None = None) -> Domains:
+    """Placements per free cell after frame, hint and seam filtering to a fixpoint."""
+    types = types or tile_types(puzzle)
+    hinted = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in types.hinted.items()}
+    cells = frame_placements(puzzle, types)
     seams: list[Seam] = []
     fixed: list[tuple[int, int, int]] = []  # (free cell, side, norm label it must show) beside hints
     for a, side_a, b, side_b in puzzle.seams():

@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 from edgematch.errors import MissingDependencyError, UsageError
+from edgematch.solvers.processes import sigint
 
 LOCAL = "local:"
 INSTALL = "pip install 'edgematch[dask]'"
@@ -93,14 +93,8 @@ def _deaf_children() -> Iterator[None]:
     fork and exec (Python leaves an ignored SIGINT ignored), so the terminal's Ctrl-C, which reaches the whole
     process group, stops only this process, which then collects what the parts searched and closes the
     cluster. A Ctrl-C in that second of starting is not seen."""
-    if threading.current_thread() is not threading.main_thread():
+    with sigint(signal.SIG_IGN):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def threads(client: Any) -> int:

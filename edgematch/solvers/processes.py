@@ -19,6 +19,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -42,6 +43,20 @@ def usable_cores() -> int:
 def context() -> Any:
     """Fork where available: children start with the parent's imports and compiled code."""
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+
+
+@contextlib.contextmanager
+def sigint(handler: Any) -> Iterator[None]:
+    """Ctrl-C taken by ``handler`` (a function, or ``signal.SIG_IGN``) while the block runs, the previous
+    handler after; in the main thread only (Python sets signal handlers nowhere else: elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager

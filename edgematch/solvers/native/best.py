@@ -35,7 +35,7 @@ from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.native.search import luby
-from edgematch.solvers.native.tables import Tables, _ids, norm
+from edgematch.solvers.native.tables import Tables, _ids, cell_class, norm, position_keys, shows_class
 
 START = 0.6
 UNIT = 5_000_000
@@ -83,14 +83,6 @@ class BestTables:
         return len(self.order)
 
 
-def _cell_class(puzzle: Puzzle, cell: int) -> tuple[int, ...]:
-    return puzzle.border_sides(cell) if puzzle.frame is not None else ()
-
-
-def _shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
-
-
 def admissible_board(puzzle: Puzzle) -> Solution | None:
     """A board keeping every rule except the seams, or None when there is none (Kuhn's augmenting paths
     over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class)."""
@@ -102,11 +94,11 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     for t, tile in enumerate(puzzle.tiles):
         if t not in hinted_tiles:
             for r in reversed(turns):
-                turn_for[t, _shows_class(puzzle, tile.rotated(r))] = r
+                turn_for[t, shows_class(puzzle, tile.rotated(r))] = r
     by_class: dict[tuple[int, ...], list[tuple[int, int]]] = {}
     for (t, klass), r in turn_for.items():
         by_class.setdefault(klass, []).append((t, r))
-    fits = {c: by_class.get(_cell_class(puzzle, c), []) for c in free_cells}
+    fits = {c: by_class.get(cell_class(puzzle, c), []) for c in free_cells}
     owner: dict[int, int] = {}  # tile -> cell
 
     def augment(cell: int, seen: set[int]) -> bool:
@@ -146,30 +138,8 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
     cells = [c for c in range(n) if c not in hinted]
     P = len(cells)
     unconstrained = n * 4
-    key_a = np.full(P, unconstrained, np.int64)
-    key_b = np.full(P, unconstrained, np.int64)
-    combo = np.zeros(P, np.int64)
-    extra_n = np.zeros(P, np.int64)
-    extra_src = np.zeros((P, 2), np.int64)
-    extra_side = np.zeros((P, 2), np.int64)
-    combos: dict[tuple[tuple[int, ...], int, int], int] = {}
-    placed_before = set(hinted)
-    for p, cell in enumerate(cells):
-        sides = []
-        for s in (3, 0, 1, 2):  # W, N, E, S
-            nb = puzzle.neighbour(cell, s)
-            if nb is not None and nb in placed_before:
-                sides.append((s, nb * 4 + (s + 2) % 4))
-        keys = sides[:2]
-        side_a = keys[0][0] if keys else -1
-        side_b = keys[1][0] if len(keys) > 1 else -1
-        key_a[p] = keys[0][1] if keys else unconstrained
-        key_b[p] = keys[1][1] if len(keys) > 1 else unconstrained
-        combo[p] = combos.setdefault((_cell_class(puzzle, cell), side_a, side_b), len(combos))
-        extra_n[p] = len(sides) - len(keys)
-        for j, (s, src) in enumerate(sides[2:]):
-            extra_side[p, j], extra_src[p, j] = s, src
-        placed_before.add(cell)
+    at = position_keys(puzzle, cells, hinted, np.int64)
+    key_a, key_b, combo, extra_n, combos = at.key_a, at.key_b, at.combo, at.extra_n, at.combos
 
     K = max(len(combos), 1)
     cstart = np.zeros(K, np.int64)
@@ -185,7 +155,7 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
     for (klass, side_a, side_b), k in combos.items():
         rows = []
         for t, r, edges in shown:
-            if _shows_class(puzzle, edges) != klass:
+            if shows_class(puzzle, edges) != klass:
                 continue
             la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
             lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
@@ -231,15 +201,15 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
     checks = [int(key_a[p] != unconstrained) + int(key_b[p] != unconstrained) + int(extra_n[p]) for p in range(P)]
     fits_upto = np.cumsum([hint_fits, *checks]).astype(np.int64)
     class_ids: dict[tuple[int, ...], int] = {}
-    cell_class = np.array([class_ids.setdefault(_cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
     class_cands = []
     for klass in class_ids:
-        mine = [(t, r, e) for t, r, e in shown if _shows_class(puzzle, e) == klass]
+        mine = [(t, r, e) for t, r, e in shown if shows_class(puzzle, e) == klass]
         class_cands.append((np.array([t for t, _, _ in mine], np.int64), np.array([r for _, r, _ in mine], np.int64),
                             np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for _, _, e in mine],
                                      np.int64).reshape(-1, 4)))
     return BestTables(
-        key_a=key_a, key_b=key_b, combo=combo, extra_n=extra_n, extra_src=extra_src, extra_side=extra_side,
+        key_a=key_a, key_b=key_b, combo=combo, extra_n=extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
         order=np.array(cells, np.int64), cstart=cstart, cend=cend, ra_s=ra_s, ra_e=ra_e, ab_s=ab_s, ab_e=ab_e,
         rb_s=rb_s, rb_e=rb_e, bperm=np.array(bperm, np.int64),
         cand_type=np.array([c[0] for c in cand], np.int64), cand_rot=np.array([c[1] for c in cand], np.int64),
@@ -247,7 +217,7 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
                            ).reshape(-1, 4),
         cand_la=np.array([c[3] for c in cand], np.int64), cand_lb=np.array([c[4] for c in cand], np.int64),
         width=width, type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int64),
-        placed0=placed0, fits_upto=fits_upto, cell_class=cell_class, class_cands=class_cands, types=types,
+        placed0=placed0, fits_upto=fits_upto, cell_class=class_of_cell, class_cands=class_cands, types=types,
     )
 
 

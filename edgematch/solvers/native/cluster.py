@@ -45,7 +45,7 @@ import numpy as np
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.cluster import connected, distributed, threads
-from edgematch.solvers.native.parts import Part, plan
+from edgematch.solvers.native.parts import Part, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables, build_tables
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
@@ -125,7 +125,7 @@ def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefi
         limit = None if deadline is None else max(0.0, deadline - time.time())
         outcome = drive(Search(tables, todo.pop(0), capacity=capacity, distinct=distinct), limit,
                         None if want is None else max(1, want - len(total.found)), should_stop=should_stop)
-        _merge(total, outcome)
+        merge(total, outcome)
         total.stopped = outcome.stopped
         if not outcome.finished:
             return total, []  # stopped: the unsearched rest is not handed on (the count is a lower bound now)
@@ -232,7 +232,7 @@ def _collect(done: Any, futures: dict[int, Any], flying: dict[str, int], merged:
                                 f"{future.exception()}")
             outcome, rest = future.result()
             merged.add(index)
-            _merge(total, outcome)
+            merge(total, outcome)
             if rest and submit is None:
                 total.finished = False  # stopped before its children were searched
             for prefix in rest if submit is not None else ():
@@ -242,11 +242,3 @@ def _collect(done: Any, futures: dict[int, Any], flying: dict[str, int], merged:
         if want is not None and len(total.found) >= want:
             return "solution limit"
     return ""
-
-
-def _merge(total: Outcome, part: Outcome) -> None:
-    total.nodes += part.nodes
-    total.solutions += part.solutions
-    total.canonical += part.canonical
-    total.found.extend(np.asarray(f) for f in part.found)
-    total.finished = total.finished and part.finished

@@ -167,7 +167,7 @@ def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | No
             return TIME_LIMIT
         for receive in wait(list(running), timeout=POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
             try:
-                _merge(total, receive.recv())
+                merge(total, receive.recv())
             except EOFError:
                 process = running.pop(receive)
                 receive.close()
@@ -183,7 +183,8 @@ def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | No
     return ""
 
 
-def _merge(total: Outcome, part: Outcome) -> None:
+def merge(total: Outcome, part: Outcome) -> None:
+    """Add a part's outcome to the total (counts, found boards; finished only if every part finished)."""
     total.nodes += part.nodes
     total.solutions += part.solutions
     total.canonical += part.canonical

@@ -93,6 +93,57 @@ def norm(side: int, label: int, puzzle: Puzzle) -> int:
     return label if side in (E, S) else puzzle.partner(label)
 
 
+def cell_class(puzzle: Puzzle, cell: int) -> tuple[int, ...]:
+    """Which sides of ``cell`` face out (framed puzzles; unframed ones have one class, ``()``)."""
+    return puzzle.border_sides(cell) if puzzle.frame is not None else ()
+
+
+def shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
+    """The class of cell a tile showing ``edges`` fits: the sides where it shows the frame."""
+    return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
+
+
+@dataclass
+class PositionKeys:
+    """For each position of a fill order: the ``placed`` indices of its two key neighbours (``n*4``: none),
+    its (class, key sides) combo, and up to two further placed neighbours to check."""
+
+    key_a: np.ndarray
+    key_b: np.ndarray
+    combo: np.ndarray
+    extra_n: np.ndarray
+    extra_src: np.ndarray
+    extra_side: np.ndarray
+    combos: dict[tuple[tuple[int, ...], int, int], int]
+
+
+def position_keys(puzzle: Puzzle, cells: list[int], hinted: set[int] | dict[int, object], dtype: type) -> PositionKeys:
+    """The neighbours each of ``cells`` (in fill order) sees placed: hints and the cells before it; the west and
+    north ones first, as keys, the rest as extras."""
+    P, unconstrained = len(cells), puzzle.size * 4
+    keys_out = PositionKeys(np.full(P, unconstrained, dtype), np.full(P, unconstrained, dtype), np.zeros(P, np.int64),
+                            np.zeros(P, dtype), np.zeros((P, 2), dtype), np.zeros((P, 2), dtype), {})
+    placed_before = set(hinted)
+    for p, cell in enumerate(cells):
+        sides = []
+        for s in (3, 0, 1, 2):  # W, N, E, S: the usual placed neighbours first
+            nb = puzzle.neighbour(cell, s)
+            if nb is not None and nb in placed_before:
+                sides.append((s, nb * 4 + (s + 2) % 4))
+        keys = sides[:2]
+        side_a = keys[0][0] if keys else -1
+        side_b = keys[1][0] if len(keys) > 1 else -1
+        keys_out.key_a[p] = keys[0][1] if keys else unconstrained
+        keys_out.key_b[p] = keys[1][1] if len(keys) > 1 else unconstrained
+        keys_out.combo[p] = keys_out.combos.setdefault((cell_class(puzzle, cell), side_a, side_b),
+                                                       len(keys_out.combos))
+        keys_out.extra_n[p] = len(sides) - len(keys)
+        for j, (s, src) in enumerate(sides[2:]):
+            keys_out.extra_side[p, j], keys_out.extra_src[p, j] = s, src
+        placed_before.add(cell)
+    return keys_out
+
+
 @dataclass
 class Tables:
     """The compiled view of one puzzle for one fill order (plain numpy arrays, picklable)."""
@@ -150,41 +201,11 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     vis_ids = _ids({x for e in all_edges for x in e})
     free = len(norm_ids)
 
-    # cell classes: which sides face out (framed puzzles only)
-    def cell_class(cell: int) -> tuple[int, ...]:
-        return puzzle.border_sides(cell) if puzzle.frame is not None else ()
-
-    def cand_class(edges: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
-
     cells = fill_order(puzzle, order)
     cells = [c for c in cells if c not in hinted]
-    placed_before = set(hinted)
-    combos: dict[tuple[tuple[int, ...], int, int], int] = {}
-    P = len(cells)
     unconstrained = n * 4
-    key_a = np.full(P, unconstrained, INDEX)
-    key_b = np.full(P, unconstrained, INDEX)
-    combo = np.zeros(P, np.int64)
-    extra_n = np.zeros(P, INDEX)
-    extra_src = np.zeros((P, 2), INDEX)
-    extra_side = np.zeros((P, 2), INDEX)
-    for p, cell in enumerate(cells):
-        sides = []
-        for s in (3, 0, 1, 2):  # W, N, E, S: the usual placed neighbours first
-            nb = puzzle.neighbour(cell, s)
-            if nb is not None and nb in placed_before:
-                sides.append((s, nb * 4 + (s + 2) % 4))
-        keys = sides[:2]
-        side_a = keys[0][0] if keys else -1
-        side_b = keys[1][0] if len(keys) > 1 else -1
-        key_a[p] = keys[0][1] if keys else unconstrained
-        key_b[p] = keys[1][1] if len(keys) > 1 else unconstrained
-        combo[p] = combos.setdefault((cell_class(cell), side_a, side_b), len(combos))
-        extra_n[p] = len(sides) - len(keys)
-        for j, (s, src) in enumerate(sides[2:]):
-            extra_side[p, j], extra_src[p, j] = s, src
-        placed_before.add(cell)
+    at = position_keys(puzzle, cells, hinted, INDEX)
+    combos = at.combos
 
     # candidate tables: for each combo, candidates of its class bucketed by their two key labels
     cand: list[tuple[int, int, tuple[int, ...]]] = []
@@ -193,7 +214,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     for (klass, side_a, side_b), k in combos.items():
         bucket = []
         for t, r, edges in shown:
-            if cand_class(edges) != klass:
+            if shows_class(puzzle, edges) != klass:
                 continue
             la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
             lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
@@ -226,8 +247,8 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
                 turn_src[i, new * 4 + s] = c * 4 + (s - k) % 4
 
     return Tables(
-        order=np.array(cells, INDEX), key_a=key_a, key_b=key_b, base=(combo * (free + 1) ** 2).astype(INDEX),
-        extra_n=extra_n, extra_src=extra_src, extra_side=extra_side,
+        order=np.array(cells, INDEX), key_a=at.key_a, key_b=at.key_b, base=(at.combo * (free + 1) ** 2).astype(INDEX),
+        extra_n=at.extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
         tab_start=tab_start.reshape(-1), tab_end=tab_end.reshape(-1),
         cand_type=cand_type.reshape(-1), cand_rot=cand_rot.reshape(-1),
         cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
