@@ -16,11 +16,16 @@ At least one of support / forbidden is needed for correctness. ``amo`` names PyS
 encoding for the at-most constraints (pairwise, seqcounter, ladder, totalizer, bitwise, ...).
 ``symmetry`` fixes the board turn with an anchor tile as in the CP-SAT encoding.
 
+The auxiliary variables a cardinality encoding adds are named too: each constraint's run of them is kept in
+``CnfEncoding.aux`` with what it bounds, so the DIMACS header names every variable ``1..n`` (e.g.
+``aux #3 of ladder at-most-1 over cell 5's placements``).
+
 PySAT is imported inside :func:`encode` only.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import time
 from collections import Counter
@@ -82,6 +87,16 @@ class ModelError(FormatError):
         self.literal = literal
 
 
+@dataclass(frozen=True)
+class AuxRun:
+    """The auxiliary variables ``first..last`` one cardinality constraint added, and that constraint in words
+    (e.g. ``ladder at-most-1 over cell 5's placements``)."""
+
+    first: int
+    last: int
+    what: str
+
+
 @dataclass
 class CnfEncoding:
     """Clauses, the pool that names their variables, and how to read a board from a model."""
@@ -95,6 +110,7 @@ class CnfEncoding:
     turns: int = 1
     anchor: int | None = None
     stats: dict[str, float] = field(default_factory=dict)
+    aux: list[AuxRun] = field(default_factory=list)  # the cardinality encodings' variables, in order
 
     @property
     def variables(self) -> int:
@@ -127,9 +143,13 @@ class CnfEncoding:
         return [-self.pool.id(("x", c, *p)) for c, p in enumerate(board) if p is not None]
 
     def describe(self, var: int) -> str:
-        """A variable in words (auxiliary variables of cardinality encodings have no name)."""
+        """A variable in words; an auxiliary variable of a cardinality encoding by the constraint it serves."""
         key = self.pool.obj(abs(var))
         if key is None:
+            at = bisect.bisect_right([run.first for run in self.aux], abs(var)) - 1
+            if at >= 0 and abs(var) <= self.aux[at].last:
+                run = self.aux[at]
+                return f"aux #{abs(var) - run.first + 1} of {run.what}"
             return f"aux {abs(var)}"
         if key[0] == "x":
             _, cell, t, r = key
@@ -156,13 +176,27 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
         for c, choices in dom.cells.items():
             dom.cells[c] = [(t, r) for t, r in choices if t != pinned or r in keep]
     pool = IDPool()
-    enc_type = getattr(EncType, options.amo)
     clauses: list[list[int]] = []
+    aux: list[AuxRun] = []
 
-    def at_most(lits: list[int], bound: int) -> None:
+    def cardinality(lits: list[int], bound: int, name: str, least: bool, over: str) -> None:
+        """Clauses of ``at most`` (or ``at least``) ``bound`` of ``lits``; the variables the encoding adds are
+        recorded with what they serve, so the header can name them."""
+        before = pool.top
+        kind = getattr(EncType, name)
+        made = (CardEnc.atleast if least else CardEnc.atmost)(lits, bound=bound, vpool=pool, encoding=kind)
+        clauses.extend(made.clauses)
+        if pool.top > before:
+            aux.append(AuxRun(before + 1, pool.top, f"{name} at-{'least' if least else 'most'}-{bound} over {over}"))
+
+    def tile(t: int) -> str:
+        tiles = [str(tile) for tile, _ in types.members[t]]
+        return f"tile {tiles[0]}'s placements" if len(tiles) == 1 else f"tiles {','.join(tiles)}'s placements"
+
+    def at_most(lits: list[int], bound: int, over: str) -> None:
         if len(lits) > bound:
-            kind = enc_type if bound == 1 or options.amo not in AMO_ONLY else EncType.seqcounter
-            clauses.extend(CardEnc.atmost(lits, bound=bound, vpool=pool, encoding=kind).clauses)
+            name = options.amo if bound == 1 or options.amo not in AMO_ONLY else "seqcounter"
+            cardinality(lits, bound, name, False, over)
 
     x: dict[int, dict[tuple[int, int], int]] = {}
     placements: dict[int, tuple[int, int, int]] = {}
@@ -173,9 +207,9 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
             x[c][(t, r)] = var
             placements[var] = (c, t, r)
     by_type: dict[int, list[int]] = {t: [] for t in range(len(types.reps))}
-    for lits in x.values():
+    for c, lits in x.items():
         clauses.append(list(lits.values()))  # at least one placement (empty clause if none left)
-        at_most(list(lits.values()), 1)
+        at_most(list(lits.values()), 1, f"cell {c}'s placements")
         for (t, _), var in lits.items():
             by_type[t].append(var)
     for t, lits in by_type.items():
@@ -185,9 +219,9 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
         elif len(lits) == copies:
             clauses.extend([lit] for lit in lits)
         else:
-            clauses.extend(CardEnc.atleast(lits, bound=copies, vpool=pool, encoding=EncType.seqcounter).clauses)
+            cardinality(lits, copies, "seqcounter", True, tile(t))
         if options.one_to_one:
-            at_most(lits, copies)
+            at_most(lits, copies, tile(t))
     for seam in dom.seams:
         shows = dom.shows(seam, x)
         colour = {label: pool.id(("c", seam.index, label)) for label in sorted(shows)}
@@ -202,7 +236,7 @@ def encode(puzzle: Puzzle, options: CnfOptions | None = None) -> CnfEncoding:
                 clauses.append([-colour[label], *right])
     return CnfEncoding(
         clauses=clauses, pool=pool, placements=placements, types=types, domains=dom, options=options,
-        turns=len(turns) if pinned is not None else 1, anchor=pinned,
+        turns=len(turns) if pinned is not None else 1, anchor=pinned, aux=aux,
         stats={"variables": pool.top, "clauses": len(clauses), "placements": len(placements),
                "encode_seconds": time.perf_counter() - start},
     )
@@ -216,12 +250,11 @@ def fingerprint(puzzle: Puzzle) -> str:
 
 
 def to_dimacs(enc: CnfEncoding, title: str = "") -> str:
-    """DIMACS text with a comment header that names every non-auxiliary variable."""
+    """DIMACS text with a comment header that names every variable, the cardinality encodings' auxiliary
+    ones by the constraint they serve."""
     out = [f"c edgematch CNF{': ' + title if title else ''}", f"c options {enc.options.words()}",
            f"c puzzle {fingerprint(enc.domains.puzzle)}"]
-    for var in range(1, enc.variables + 1):
-        if enc.pool.obj(var) is not None:
-            out.append(f"c var {var} = {enc.describe(var)}")
+    out.extend(f"c var {var} = {enc.describe(var)}" for var in range(1, enc.variables + 1))
     out.append(f"p cnf {enc.variables} {len(enc.clauses)}")
     out.extend(" ".join(map(str, clause)) + " 0" for clause in enc.clauses)
     return "\n".join(out) + "\n"
