@@ -85,7 +85,17 @@ class BestTables:
 
 def admissible_board(puzzle: Puzzle) -> Solution | None:
     """A board keeping every rule except the seams, or None when there is none (Kuhn's augmenting paths
-    over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class)."""
+    over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class).
+
+    The matching is the one the recursive textbook search finds, tile for tile, without its recursion (a
+    path through n cells of one class was n calls deep: a RecursionError from 32x32 on) or its cubic time:
+    - a class whose tiles show no other class (the inner cells of a framed board, every cell of an unframed
+      one) is matched at once: the textbook search gives its k-th cell the tile ``m - k`` of its ``m`` cells
+      in its tile list (each new cell takes the first tile and shifts the others one tile on), and fails
+      when the class has fewer tiles than cells;
+    - the other classes (corners and edges, whose tiles show several) follow their augmenting paths with an
+      explicit stack; every class's tiles are one list shared by its cells, and a path's tiles once tried
+      stay tried, so each list keeps a pointer to its first untried tile."""
     hinted = {c: (t, r) for c, t, r in puzzle.hints}
     hinted_tiles = {t for t, _ in hinted.values()}
     free_cells = [c for c in range(puzzle.size) if c not in hinted]
@@ -95,30 +105,61 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
         if t not in hinted_tiles:
             for r in reversed(turns):
                 turn_for[t, shows_class(puzzle, tile.rotated(r))] = r
-    by_class: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for (t, klass), r in turn_for.items():
-        by_class.setdefault(klass, []).append((t, r))
-    fits = {c: by_class.get(cell_class(puzzle, c), []) for c in free_cells}
+    by_class: dict[tuple[int, ...], list[int]] = {}  # class -> the tiles that can show it, in tile order
+    classes_of: dict[int, int] = {}  # tile -> how many classes it can show
+    for t, klass in turn_for:
+        by_class.setdefault(klass, []).append(t)
+        classes_of[t] = classes_of.get(t, 0) + 1
+    klass_of = {c: cell_class(puzzle, c) for c in free_cells}
+    if any(k not in by_class for k in klass_of.values()):
+        return None  # a cell no tile can take
+    fits = {c: by_class[klass_of[c]] for c in free_cells}
+    alone = {k for k, tiles in by_class.items() if all(classes_of[t] == 1 for t in tiles)}
     owner: dict[int, int] = {}  # tile -> cell
 
-    def augment(cell: int, seen: set[int]) -> bool:
-        for t, _ in fits[cell]:
-            if t in seen:
+    def augment(root: int) -> bool:
+        seen: set[int] = set()
+        first_untried: dict[int, int] = {}  # id of a class's tile list -> index of its first tile not in seen
+        stack = [[root, 0, -1]]  # frames: cell, next index in its list, the tile it is trying
+        while stack:
+            frame = stack[-1]
+            tiles = fits[frame[0]]
+            p = first_untried.get(id(tiles), 0)
+            while p < len(tiles) and tiles[p] in seen:
+                p += 1
+            first_untried[id(tiles)] = p
+            i = max(frame[1], p)
+            while i < len(tiles) and tiles[i] in seen:
+                i += 1
+            if i == len(tiles):
+                stack.pop()  # no path from this cell: its parent tries its next tile
                 continue
+            t = tiles[i]
             seen.add(t)
-            if t not in owner or augment(owner[t], seen):
-                owner[t] = cell
-                return True
+            frame[1], frame[2] = i + 1, t
+            if t in owner:
+                stack.append([owner[t], 0, -1])
+                continue
+            for cell, _, tile in reversed(stack):  # a free tile: every cell on the path takes the tile it tried
+                owner[tile] = cell
+            return True
         return False
 
     for c in free_cells:
-        if not augment(c, set()):
+        if klass_of[c] not in alone and not augment(c):
             return None
+    for klass in alone:
+        mine = [c for c in free_cells if klass_of[c] == klass]
+        tiles = by_class[klass]
+        if len(mine) > len(tiles):
+            return None
+        for k, c in enumerate(mine):
+            owner[tiles[len(mine) - 1 - k]] = c
     cells: list[tuple[int, int]] = [(0, 0)] * puzzle.size
     for c, (t, r) in hinted.items():
         cells[c] = (t, r)
     for t, c in owner.items():
-        cells[c] = (t, dict(fits[c])[t])
+        cells[c] = (t, turn_for[t, klass_of[c]])
     return Solution.from_pairs(puzzle, cells)
 
 
