@@ -1,0 +1,103 @@
+"""Usage errors and help text (issue 22, items 8, 12 and 15): a click usage error is one ``edgematch:`` line
+and exit 2 for every command, ``edgematch --help`` lists solve, count and best first, help texts keep their
+``edgematch[EXTRA]`` words (rich markup ate them), and a mistyped backend gets the names it was close to."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from edgematch.cli.main import load_commands
+
+ROOT = Path(__file__).resolve().parent.parent
+INSECTS = str(ROOT / "examples" / "insects.arc")
+runner = CliRunner()
+app = load_commands()
+COMMANDS = list(typer.main.get_command(app).commands)
+
+
+def one_line(result) -> str:
+    """The single line a usage error prints (asserts there is one, and no box of typer's)."""
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, (result.exit_code, result.output)
+    assert not set("╭│╰") & set(result.output)
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_unknown_option_is_one_line_naming_the_command(command):
+    line = one_line(runner.invoke(app, [command, "--no-such-option"]))
+    assert line.startswith(f"edgematch: {command}: no such option: --no-such-option")  # click may add close ones
+    assert line.endswith(f"; try 'edgematch {command} --help'")
+
+
+@pytest.mark.parametrize(("args", "start"), [
+    (["solve", INSECTS, "-t", "5s"], "edgematch: solve: invalid value for '--time-limit' / '-t': "),
+    (["count", INSECTS, "--time-limit", "soon"], "edgematch: count: invalid value for '--time-limit'"),
+    (["best", INSECTS, "-t", "1m"], "edgematch: best: invalid value for '--time-limit'"),
+    (["bench", "smoke", "--jobs", "0"], "edgematch: bench: invalid value for '--jobs' / '-j'"),
+    (["solve"], "edgematch: solve: missing argument"),
+    (["check", INSECTS], "edgematch: check: missing argument"),
+    (["solve", INSECTS, "extra"], "edgematch: solve: got unexpected extra argument"),
+    (["solve", INSECTS, "--limit", "3"], "edgematch: solve: invalid value: --limit goes with --all"),
+    (["sovle", INSECTS], "edgematch: no such command 'sovle'. Did you mean 'solve'?"),
+    (["--bogus"], "edgematch: no such option: --bogus; try 'edgematch --help'"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args, start):
+    line = one_line(runner.invoke(app, args))
+    assert line.startswith(start), line
+    where = f"{args[0]} " if args[0] in COMMANDS else ""
+    assert line.endswith(f"; try 'edgematch {where}--help'")
+
+
+def test_the_console_script_prints_one_line_for_a_bad_value():
+    proc = subprocess.run([sys.executable, "-m", "edgematch", "solve", INSECTS, "-t", "5s"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("edgematch: solve: invalid value for '--time-limit'"), proc.stderr
+
+
+def test_no_command_still_prints_the_help():
+    result = runner.invoke(app, [])
+    assert "Usage" in result.output and "solve" in result.output
+
+
+def test_help_lists_solve_count_and_best_first_and_bench_after():
+    listed = re.findall(r"^│ (\w+) ", runner.invoke(app, ["--help"]).output, re.MULTILINE)
+    assert listed[:3] == ["solve", "count", "best"], listed
+    assert sorted(listed) == sorted(COMMANDS)
+    assert listed.index("bench") > listed.index("check") and listed.index("report") > listed.index("bench")
+
+
+def _help_texts(command) -> str:
+    texts = [command.help or "", command.epilog or ""]
+    texts.extend(getattr(p, "help", None) or "" for p in command.params)
+    return "\n".join(texts)
+
+
+def _rendered(args: list[str]) -> str:
+    """The help page as text: box edges dropped and whitespace closed up (rich wraps long lines)."""
+    result = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())
+
+
+def test_every_extra_a_help_text_names_survives_rendering():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    group = typer.main.get_command(app)
+    named = 0
+    for args, command in [([], group), *(([name], group.commands[name]) for name in COMMANDS)]:
+        source = _help_texts(command).replace("\\[", "[")
+        page = _rendered(args)
+        assert not re.search(r"needs edgematch(?!\[)", page), (args, page)
+        for extra in extras:
+            if f"edgematch[{extra}]" in source:
+                named += 1
+                assert f"edgematch[{extra}]" in page, (args, extra)
+    assert named >= 3  # solve, count and bench --cluster say they need edgematch[dask]
