@@ -170,7 +170,7 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="With 'list': the sessions as JSON on stdout.")] = False,
     cluster: Annotated[str | None, typer.Option("--cluster", help="Run the plan on a Dask cluster, each run a task "
                                                 "(still its own process with its limits): local:N or a scheduler "
-                                                "address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
+                                                "address such as tcp://host:8786 (needs edgematch\\[dask]).")] = None,
 ) -> None:
     """Run every backend over a suite of puzzles, check and compare their answers, and write a report.
 

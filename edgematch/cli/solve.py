@@ -282,7 +282,7 @@ def solve_cmd(
     as_json: JsonOpt = False,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", help="With --all: run the native search's parts on a Dask cluster: local:N or a scheduler "
-        "address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
+        "address such as tcp://host:8786 (needs edgematch\\[dask]).")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch import render as draw
@@ -355,7 +355,7 @@ def count_cmd(
     as_json: JsonOpt = False,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", help="Run the native search's parts on a Dask cluster: local:N (N worker processes started "
-        "for this count) or a scheduler address such as tcp://host:8786 (needs edgematch[dask]).")] = None,
+        "for this count) or a scheduler address such as tcp://host:8786 (needs edgematch\\[dask]).")] = None,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
