@@ -18,7 +18,8 @@ from edgematch.bench.runner import RunRecord
 @dataclass(frozen=True)
 class ScoreStats:
     """Scores of one backend's best runs in one size class (or overall): runs, runs with a checked board,
-    mean / min / max score, the maximum, runs proven optimal, and the median seconds to reach the final score."""
+    mean / min / max score, the maximum, runs proven optimal, the median seconds to reach the final score, and
+    the runs that ended in error (counted apart: no board, and no excuse of the time limit)."""
 
     runs: int
     boards: int
@@ -28,6 +29,7 @@ class ScoreStats:
     max_score: int | None
     proven: int
     reached: float | None
+    errors: int = 0
 
     @property
     def share(self) -> float | None:
@@ -42,7 +44,8 @@ def score_stats(runs: list[RunRecord]) -> ScoreStats:
     tops = {r.max_score for r in runs if r.max_score}
     return ScoreStats(len(runs), len(scored), statistics.fmean(scores) if scores else None,
                       min(scores, default=None), max(scores, default=None), max(tops) if len(tops) == 1 else None,
-                      sum(1 for r in scored if r.status == "solved"), statistics.median(reached) if reached else None)
+                      sum(1 for r in scored if r.status == "solved"), statistics.median(reached) if reached else None,
+                      sum(1 for r in runs if r.category == "error"))
 
 
 @dataclass(frozen=True)

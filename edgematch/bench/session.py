@@ -21,7 +21,7 @@ from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, POLL_SECONDS,
 from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.errors import MissingDependencyError, UsageError
-from edgematch.solvers.base import get_backend
+from edgematch.solvers.base import Task, get_backend
 from edgematch.solvers.processes import sigint
 
 
@@ -152,6 +152,67 @@ def runnable(suite: Suite) -> tuple[Suite, dict[str, str]]:
     install benches what it can and names what it skipped."""
     skipped = check_backends(suite)
     return replace(suite, backends=tuple(b for b in suite.backends if b not in skipped)), skipped
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A backend left out of a family before the bench starts, because it cannot answer the family's task
+    (its own :meth:`~edgematch.solvers.base.Backend.refusal` says why, e.g. cpsat:table has no best model)."""
+
+    family: str
+    backend: str
+    task: str
+    why: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"family": self.family, "backend": self.backend, "task": self.task, "why": self.why}
+
+
+def refusal(backend: str, task: str, timeout: float) -> str | None:
+    """Why ``backend`` cannot answer a bench run of ``task`` (asked as the run's child asks it), or None. A
+    missing library is not a refusal here (:func:`check_backends` names it with the extra to install)."""
+    question = task if task in ("first", "count", "best") else "first"
+    if backend == "auto":  # it picks, per puzzle, a backend that answers the question (its class lists no `best`)
+        return None
+    try:
+        return get_backend(backend).refusal(Task(question=question, time_limit=timeout, distinct=task == "count"))
+    except MissingDependencyError:
+        return None
+    except UsageError as exc:
+        return str(exc)
+
+
+def answerable(suite: Suite) -> tuple[Suite, list[Unanswered]]:
+    """The suite with each family's runs limited to the backends that can answer its task, and the
+    (family, backend) pairs left out, with why: a run that can only fail is never planned, so the plan, the
+    counts announced and the stored session hold only runs that can happen. A family no backend answers is
+    left out whole, a backend that answers no family leaves the suite; a suite left with no run is refused."""
+    verdicts: dict[tuple[str, str, float], str | None] = {}
+    left_out: dict[tuple[str, str], Unanswered] = {}
+    instances = []
+    for instance in suite.instances:
+        task, timeout = suite.task_of(instance), suite.timeout_of(instance)
+        mine = suite.backends_of(instance)
+        able = []
+        for backend in mine:
+            key = (backend, task, timeout)
+            if key not in verdicts:
+                verdicts[key] = refusal(backend, task, timeout)
+            why = verdicts[key]
+            if why is None:
+                able.append(backend)
+            else:
+                left_out.setdefault((instance.family, backend), Unanswered(instance.family, backend, task, why))
+        if len(able) == len(mine):
+            instances.append(instance)
+        elif able:
+            instances.append(replace(instance, backends=tuple(able)))
+    if not instances:
+        reasons = "; ".join(dict.fromkeys(u.why for u in left_out.values()))
+        raise UsageError(f"no backend of the suite can answer its task: {reasons}")
+    answered = replace(suite, instances=tuple(instances))
+    used = {backend for _, backend in answered.runs()}
+    return replace(answered, backends=tuple(b for b in suite.backends if b in used)), list(left_out.values())
 
 
 def pending(store: Store, session: int, suite: Suite, skip: Collection[str] = ()) -> list[tuple[Instance, str, int]]:

@@ -58,7 +58,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -159,6 +159,9 @@ class Suite:
     backends: tuple[str, ...]
     instances: tuple[Instance, ...]
     repeat: int = 1  # runs per cell (instance x backend): reports show min, median and spread
+    # what the command-line settings changed that a user may not expect, one line each (e.g. a family's sizes
+    # replaced by --sizes); said when the suite loads, never stored
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def runs(self) -> list[tuple[Instance, str]]:
         """Every (instance, backend) pair, smallest boards first so a stopped bench has the easy ones."""
@@ -229,6 +232,30 @@ class Overrides:
         return {key: option for key, option in given.items()
                 if getattr(self, "colours" if key == "inner_colours" else key) not in ((), None)}
 
+    def changes(self, data: dict[str, Any]) -> list[str]:
+        """One line per family of the suite's TOML ``data`` whose sizes ``--sizes`` replaces (the option is for
+        every family, as its help says; a user who sized the suite's families apart should hear it), a best
+        family's line saying what small boards do to its scores."""
+        families = data.get("family")
+        if not self.sizes or not isinstance(families, list):
+            return []
+        lines = []
+        now = [_shown_size(_number(s)) for s in self.sizes]
+        for family in families:
+            if not isinstance(family, dict) or self.families and family.get("name") not in self.families:
+                continue
+            was = family.get("sizes")
+            before = [_shown_size(v) for v in was] if isinstance(was, list) else [str(was)]
+            if before == now:
+                continue
+            task = self.task or family.get("task") or data.get("task")
+            why = ("; a best family: on smaller boards more runs reach the maximum score, and scores then tell "
+                   "backends apart less (--families leaves it out)") if task == "best" and min(_tiles(s) for s in now) \
+                < min((_tiles(s) for s in before), default=0) else ""
+            lines.append(f"--sizes: family {family.get('name')} now {', '.join(now)} (the suite has "
+                         f"{', '.join(before)}{why})")
+        return lines
+
     def apply(self, data: dict[str, Any]) -> dict[str, Any]:
         """The suite's TOML data with these settings in place (checked afterwards like the file's own)."""
         data = dict(data)
@@ -243,7 +270,9 @@ class Overrides:
             data["repeat"] = self.repeat
         families = []
         given = data.get("family") or []
-        unknown = [f for f in self.families if f not in {g.get("name") for g in given}]
+        if not isinstance(given, list) or not all(isinstance(g, dict) for g in given):
+            return data  # not [[family]] tables: parse_suite names the key and its line
+        unknown = [f for f in self.families if f not in [g.get("name") for g in given]]
         if unknown:
             names = ", ".join(str(g.get("name")) for g in given) or "none"
             raise UsageError(f"--families: no family {', '.join(unknown)} in the suite (its families: {names})")
@@ -258,7 +287,8 @@ class Overrides:
                 family["sizes"] = [_number(s) for s in self.sizes]
             if self.colours is not None:
                 colours = _number(self.colours)
-                framed = family.get("framed", family.get("like") in FRAMED_FAMILIES)
+                like = family.get("like")
+                framed = family.get("framed", isinstance(like, str) and like in FRAMED_FAMILIES)
                 family["inner_colours" if framed else "colours"] = colours
             families.append(family)
         data["family"] = families
@@ -283,6 +313,17 @@ def load_suite(name_or_path: str | Path, overrides: Overrides | None = None) -> 
             raise FormatError(f"no such suite file or folder (built-in suites: {known})", path)
         text, where = read_text(path, "suite file"), str(path)
     return parse_suite(text, where, overrides, check_backends=True)
+
+
+def _shown_size(value: Any) -> str:
+    """A size as the suite gives it, shown as ``WxH`` (4 -> 4x4)."""
+    return f"{value}x{value}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _tiles(shown: str) -> int:
+    """The tiles of a size shown as ``WxH`` (0 when it is not one)."""
+    match = re.fullmatch(r"([0-9]{1,9})x([0-9]{1,9})", shown)
+    return int(match.group(1)) * int(match.group(2)) if match else 0
 
 
 def _number(text: str) -> int | str:
@@ -348,7 +389,9 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         line = text.count("\n", 0, long.start()) + 1 if long else None
         raise FormatError("invalid TOML: number too long", where, line) from None
     given = overrides.options() if overrides is not None else {}
+    notes: list[str] = []
     if overrides is not None:
+        notes = overrides.changes(data)
         data = overrides.apply(data)
 
     def fail(key: str, message: str, family: str | None = None, value: str | None = None) -> EdgematchError:
@@ -359,9 +402,15 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     unknown = set(data) - _SUITE_KEYS
     if unknown:
         raise fail(sorted(unknown)[0], f"unknown setting (known: {', '.join(sorted(_SUITE_KEYS))})")
+    suite_name = data.get("name", Path(where).stem)
+    if not isinstance(suite_name, str) or not suite_name:
+        raise fail("name", f"must be a non-empty string, got {_got(suite_name)}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise fail("description", f"must be a string, got {_got(description)}")
     task = data.get("task", "first")
-    if task not in TASKS:
-        raise fail("task", f"must be one of {', '.join(TASKS)}, got {quoted(str(task))}")
+    if not isinstance(task, str) or task not in TASKS:
+        raise fail("task", f"must be one of {', '.join(TASKS)}, got {_got(task)}")
     timeout = data.get("timeout", 20.0)
     problem = seconds_problem(timeout)
     if problem:
@@ -369,10 +418,10 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     seeds = data.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool)
                                                            for s in seeds):
-        raise fail("seeds", "must be a non-empty list of integers")
+        raise fail("seeds", f"must be a non-empty list of integers, got {_got(seeds)}")
     backends = data.get("backends")
     if not isinstance(backends, list) or not backends or not all(isinstance(b, str) for b in backends):
-        raise fail("backends", "must be a non-empty list of backend names")
+        raise fail("backends", f"must be a non-empty list of backend names, got {_got(backends)}")
     if check_backends:
         for name in backends:
             problem = _backend_problem(name)
@@ -380,17 +429,30 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
                 raise fail("backends", problem, value=name)
     repeat = data.get("repeat", 1)
     if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_REPEAT:
-        raise fail("repeat", f"must be a whole number from 1 to {MAX_REPEAT}, got {quoted(str(repeat))}")
+        raise fail("repeat", f"must be a whole number from 1 to {MAX_REPEAT}, got {_got(repeat)}")
     families = data.get("family")
-    if not isinstance(families, list) or not families or not all(isinstance(f, dict) for f in families):
+    if families is None or families == []:
         raise fail("family", "at least one [[family]] table is needed")
+    if not isinstance(families, list) or not all(isinstance(f, dict) for f in families):
+        raise fail("family", f"must be [[family]] tables, got {_got(families)}")
     instances = [inst for family in families for inst in _family(family, seeds, fail, backends)]
     keys = [i.key for i in instances]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
         raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
-    return Suite(str(data.get("name", Path(where).stem)), str(data.get("description", "")), task,
-                 float(timeout), tuple(seeds), tuple(backends), tuple(instances), repeat)
+    return Suite(suite_name, description, task, float(timeout), tuple(seeds), tuple(backends), tuple(instances), repeat,
+                 tuple(notes))
+
+
+def _got(value: Any) -> str:
+    """A suite value as an error line echoes it: text quoted, anything else as TOML writes it with its kind
+    (``[] (a list)``, ``false (a boolean)``), so a wrong type reads as one."""
+    if isinstance(value, str):
+        return quoted(value)
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "a list"), (dict, "a table"))
+    kind = next((word for cls, word in kinds if isinstance(value, cls)), "a date or time")
+    shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return f"{shown if len(shown) <= 40 else shown[:40] + '…'} ({kind})"
 
 
 def _backend_problem(name: str) -> str | None:
@@ -413,16 +475,18 @@ def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list
         raise fail(sorted(unknown)[0], f"unknown family setting (known: {', '.join(sorted(_FAMILY_KEYS))})")
     name = family.get("name")
     if not isinstance(name, str) or not name:
-        raise fail("name", "every [[family]] needs a name")
+        raise fail("name", "every [[family]] needs a name (a non-empty string)" +
+                   ("" if name is None else f", got {_got(name)}"))
     sizes = family.get("sizes")
     if not isinstance(sizes, list) or not sizes:
-        raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed", name)
+        raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed, got "
+                            f"{_got(sizes)}", name)
     for key in ("framed", "rotations", "unique", "hint"):
         if not isinstance(family.get(key, True), bool):
-            raise fail(key, f"family {name}: true or false, got {quoted(str(family[key]))}", name)
+            raise fail(key, f"family {name}: true or false, got {_got(family[key])}", name)
     task = family.get("task", "")
-    if task and task not in TASKS:
-        raise fail("task", f"family {name}: one of {', '.join(TASKS)}, got {quoted(str(task))}", name)
+    if "task" in family and (not isinstance(task, str) or task not in TASKS):
+        raise fail("task", f"family {name}: one of {', '.join(TASKS)}, got {_got(task)}", name)
     timeout = family.get("timeout")
     problem = None if timeout is None else seconds_problem(timeout)
     if problem:
@@ -430,18 +494,18 @@ def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list
     backends = family.get("backends", [])
     if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends) or "backends" in family \
             and not backends:
-        raise fail("backends", f"family {name}: a non-empty list of backend names", name)
+        raise fail("backends", f"family {name}: a non-empty list of backend names, got {_got(backends)}", name)
     outside = [b for b in backends if b not in suite_backends]
     if outside:
         raise fail("backends", f"family {name}: {outside[0]} is not one of the suite's backends "
                                f"({', '.join(suite_backends)})", name, outside[0])
     own = {"task": task, "timeout": None if timeout is None else float(timeout), "backends": tuple(backends)}
     rule = family.get("rule")
-    if rule is not None and rule not in RULES:
-        raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {quoted(str(rule))}", name)
+    if rule is not None and (not isinstance(rule, str) or rule not in RULES):
+        raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {_got(rule)}", name)
     like = family.get("like")
-    if like is not None and like not in FAMILIES:
-        raise fail("like", f"family {name}: one of {', '.join(FAMILIES)}, got {quoted(str(like))}", name)
+    if like is not None and (not isinstance(like, str) or like not in FAMILIES):
+        raise fail("like", f"family {name}: one of {', '.join(FAMILIES)}, got {_got(like)}", name)
     unique = family.get("unique", False)
     out = []
     for size in sizes:
@@ -482,8 +546,7 @@ def _size(value: Any, family: str, fail) -> tuple[int, int]:
         return value, value
     match = re.fullmatch(r"([0-9]{1,9})x([0-9]{1,9})", str(value))
     if not match or min(int(match.group(1)), int(match.group(2))) < 1:
-        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {quoted(str(value))}",
-                   family)
+        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {_got(value)}", family)
     return int(match.group(1)), int(match.group(2))
 
 
@@ -493,8 +556,8 @@ def _colours(value: Any, key: str, side: int, family: str, fail) -> int:
     else:
         match = re.fullmatch(r"size\s*(?:([+-])\s*([0-9]{1,9}))?", str(value).strip())
         if not match:
-            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got "
-                            f"{quoted(str(value))}", family)
+            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got {_got(value)}",
+                       family)
         delta = int(match.group(2) or 0) * (-1 if match.group(1) == "-" else 1)
         count = side + delta
     if count < 1:

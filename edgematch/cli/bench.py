@@ -1,8 +1,12 @@
 """Benchmark commands: ``edgematch bench`` (run a suite into the results database, then report),
 ``bench list``, ``report``, ``compare`` and ``export``.
 
-Exit codes: 0 every answer correct, 1 a wrong answer somewhere (listed first), 2 bad input or usage,
-130 interrupted (every finished run is stored; ``edgematch bench --resume`` carries on).
+Exit codes: 0 every run answered correctly (or timed out), 1 a wrong answer somewhere (listed first; it takes
+precedence over errors), 4 a run ended in error (crashed, failed, over its memory limit; each is printed),
+2 bad input or usage, 130 interrupted (every finished run is stored; ``edgematch bench --resume`` carries on).
+
+Everything a user named (suites, families, instances, backends, paths, messages) is printed as plain text,
+never read as rich markup: a suite called ``[/x]`` is shown as such and cannot break a command.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from rich.text import Text
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_suite
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.solve import EXIT_FAILED
 from edgematch.core.model import parse_integer
 from edgematch.errors import UsageError, quoted
 from edgematch.formats.source import save
@@ -108,18 +113,22 @@ def _display(jobs: int) -> Iterator:
             tally.update(r.category for r in stored)
             bar.update(task, total=total, completed=len(stored), tally=shown())
 
+        def running() -> str:
+            return escape(" | ".join(now[-jobs:]))
+
         def started(instance: Instance, backend: str) -> None:
             now.append(f"{instance.key} {backend}")
-            bar.update(task, now=" | ".join(now[-jobs:]))
+            bar.update(task, now=running())
 
         def finished(record: RunRecord) -> None:
             tally.update([record.category])
             label = f"{record.instance} {record.backend}"
             if label in now:
                 now.remove(label)
-            bar.update(task, advance=1, tally=shown(), now=" | ".join(now[-jobs:]))
+            bar.update(task, advance=1, tally=shown(), now=running())
             if record.category in ("wrong", "error"):
-                bar.console.print(f"{_MARKS[record.category]} {label}: {record.message}", highlight=False)
+                bar.console.print(f"{_MARKS[record.category]} {escape(label)}: {escape(record.message)}",
+                                  highlight=False)
 
         def eta(seconds: float | None) -> None:
             bar.update(task, eta=seconds, eta_at=time.monotonic())
@@ -179,7 +188,7 @@ def bench(
     loses nothing (carry on with --resume). Backends whose libraries are missing are skipped and named.
     """
     from edgematch.bench.environment import environment
-    from edgematch.bench.session import check_backends, run_session, runnable
+    from edgematch.bench.session import answerable, check_backends, run_session, runnable
     from edgematch.bench.store import Store
 
     with reported():
@@ -190,12 +199,27 @@ def bench(
             raise UsageError("--json goes with `edgematch bench list`")
         overrides = replace(_overrides(backends, sizes, colours, seeds, timeout, task, families), repeat=repeat)
         _check_jobs(jobs)
+        if resume:
+            if overrides != Overrides() or target != "default":
+                raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
+                                 "--backends/--sizes/--colours/--seeds/--families/--timeout/--task/--repeat "
+                                 "settings")
+        else:
+            if session is not None:
+                raise UsageError("--session goes with --resume")
+            # the whole plan is settled before the database is touched: a bad suite stores nothing
+            suite, skipped = runnable(load_suite(target, overrides))
+            _skipped(skipped)
+            suite, unanswered = answerable(suite)
+            for refused in unanswered:
+                err.print(Text.assemble(("skipped", "yellow"), f" {refused.backend} on family {refused.family} "
+                                        f"(task {refused.task}): {refused.why}"), highlight=False, soft_wrap=True)
+            for note in suite.notes:
+                err.print(Text.assemble(("note", "yellow"), f": {note}"), highlight=False, soft_wrap=True)
+            if confirm:
+                _two_families(suite.backends)
         with Store(db) as store:
             if resume:
-                if overrides != Overrides() or target != "default":
-                    raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
-                                     "--backends/--sizes/--colours/--seeds/--families/--timeout/--task/--repeat "
-                                     "settings")
                 found = store.session(session)
                 if found.done >= found.planned:
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
@@ -206,13 +230,8 @@ def bench(
                 suite, number, jobs = found.suite, found.id, jobs if jobs > 1 else found.jobs
                 out.print(f"resuming session {number}: {found.done} of {found.planned} runs already stored")
             else:
-                if session is not None:
-                    raise UsageError("--session goes with --resume")
-                suite, skipped = runnable(load_suite(target, overrides))
-                _skipped(skipped)
-                if confirm:
-                    _two_families(suite.backends)
-                number = store.new_session(suite, target, jobs, environment() | {"skipped": skipped})
+                number = store.new_session(suite, target, jobs, environment() | {
+                    "skipped": skipped, "unanswered": [u.as_dict() for u in unanswered]})
                 _announce(suite, number, jobs, db, cluster)
             started = time.perf_counter()
             try:
@@ -226,13 +245,16 @@ def bench(
             except KeyboardInterrupt:
                 stored = store.session(number)
                 where = f" --db {db}" if db != DEFAULT_DB else ""
-                err.print(f"[yellow]interrupted[/]: {stored.done} of {stored.planned} runs stored in {db}; "
-                          f"carry on with [bold]edgematch bench --resume{where}[/]")
+                err.print(Text.assemble(("interrupted", "yellow"), f": {stored.done} of {stored.planned} runs stored "
+                                        f"in {db}; carry on with ", (f"edgematch bench --resume{where}", "bold")),
+                          highlight=False, soft_wrap=True)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
             out.print(f"benched in {time.perf_counter() - started:.1f} s")
             summary = _finish(store, number, output, report)
         if summary.wrong or confirm and _unconfirmed(summary):
             raise typer.Exit(EXIT_INVALID)
+        if summary.errors:
+            raise typer.Exit(EXIT_FAILED)
 
 
 def _skipped(skipped: dict[str, str]) -> None:
@@ -250,17 +272,42 @@ def _check_jobs(jobs: int) -> None:
                          f"got {jobs}")
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def plan_text(suite: Suite) -> str:
+    """The plan's size as the first line says it: ``16 puzzles x 3 backends = 48 runs`` when every family runs
+    every backend, else ``54 puzzles, 420 runs (per family: 8 backends on unframed, ...; 4 on e2-best)``, since
+    a family may run only some of the suite's backends (its own list, or those that answer its task)."""
+    plan = suite.runs()
+    runs = len(plan) * suite.repeat
+    per_family: dict[str, set[str]] = {}
+    for instance in suite.instances:  # the suite's order of families
+        per_family.setdefault(instance.family, set()).update(suite.backends_of(instance))
+    counts = {family: len(backends) for family, backends in per_family.items()}
+    puzzles = _plural(len(suite.instances), "puzzle")
+    times = f" x {suite.repeat} repeats" if suite.repeat > 1 else ""
+    if len(set(counts.values())) <= 1:
+        used = next(iter(counts.values()), 0)
+        return f"{puzzles} x {_plural(used, 'backend')}{times} = {runs} runs"
+    groups: dict[int, list[str]] = {}
+    for family, count in counts.items():
+        groups.setdefault(count, []).append(family)
+    order = sorted(groups, key=lambda c: (-len(groups[c]), -c))  # the most families' count first
+    shown = "; ".join(f"{_plural(c, 'backend') if i == 0 else c} on {', '.join(groups[c])}"
+                      for i, c in enumerate(order))
+    repeats = f"{suite.repeat} repeats of {len(plan)}; " if suite.repeat > 1 else ""
+    return f"{puzzles}, {runs} runs ({repeats}per family: {shown})"
+
+
 def _announce(suite: Suite, number: int, jobs: int, db: Path, cluster: str | None = None) -> None:
     from edgematch.bench.report import tasks_text
 
-    runs = len(suite.runs()) * suite.repeat
-    used = len({backend for _, backend in suite.runs()})  # a family may run only some of the suite's backends
-    times = f" x {suite.repeat} repeats" if suite.repeat > 1 else ""
-    out.print(f"session {number} in {db}: suite [bold]{suite.name}[/], {len(suite.instances)} "
-              f"puzzle{'s' if len(suite.instances) != 1 else ''} x {used} "
-              f"backend{'s' if used != 1 else ''}{times} = {runs} runs, "
-              f"{tasks_text(suite).replace('`', '')}, "
-              + (f"on the Dask cluster {cluster}" if cluster else f"{jobs} at a time"), highlight=False, soft_wrap=True)
+    line = Text.assemble(f"session {number} in {db}: suite ", (suite.name, "bold"),
+                         f", {plan_text(suite)}, {tasks_text(suite).replace('`', '')}, "
+                         + (f"on the Dask cluster {cluster}" if cluster else f"{jobs} at a time"))
+    out.print(line, highlight=False, soft_wrap=True)
 
 
 def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
@@ -271,14 +318,36 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
     summary = summarise(store.session(number), store.runs(number))
     _headline(summary)
     for record in summary.wrong:
-        err.print(f"[bold red]WRONG[/] {record.instance} {record.backend}: {record.message}", highlight=False)
-    out.print(confirmed_line(summary), highlight=False, soft_wrap=True)
+        err.print(Text.assemble(("WRONG", "bold red"), f" {record.instance} {record.backend}: {record.message}"),
+                  highlight=False, soft_wrap=True)
+    _errors(summary)
+    out.print(Text(confirmed_line(summary)), highlight=False, soft_wrap=True)
     if report and summary.every:
         written = write_report(store, number, output)
         if written.problem:
-            err.print(f"[yellow]no HTML page[/]: {escape(written.problem)}")
-        out.print(f"report: {written.html or written.markdown}")
+            err.print(Text.assemble(("no HTML page", "yellow"), f": {written.problem}"), soft_wrap=True)
+        out.print(Text(f"report: {written.html or written.markdown}"), soft_wrap=True)
     return summary
+
+
+SHOWN_ERRORS = 10  # run errors printed one per line after the summary; the rest are counted
+
+
+def _errors(summary: Summary) -> None:
+    """The runs that ended in error (crashed, failed, over the memory limit), one line each (the first
+    ``SHOWN_ERRORS``) and a count: with them, ``bench`` exits 4."""
+    errors = summary.errors
+    if not errors:
+        return
+    by_backend = Counter(r.backend for r in errors)
+    err.print(Text.assemble((f"{_plural(len(errors), 'run')} ended in error", "bold magenta"), " ("
+                            + ", ".join(f"{b} {n}" for b, n in by_backend.items()) + ")"),
+              highlight=False, soft_wrap=True)
+    for record in errors[:SHOWN_ERRORS]:
+        err.print(Text.assemble(("ERROR", "magenta"), f" {record.instance} {record.backend}: {record.message}"),
+                  highlight=False, soft_wrap=True)
+    if len(errors) > SHOWN_ERRORS:
+        err.print(f"... and {len(errors) - SHOWN_ERRORS} more (each in `edgematch export`)", highlight=False)
 
 
 def _two_families(backends: list[str]) -> None:
@@ -295,7 +364,8 @@ def _two_families(backends: list[str]) -> None:
 def _unconfirmed(summary: Summary) -> list[tuple[str, str]]:
     """The answers no second family gave alike, each printed."""
     for instance, task in summary.unconfirmed:
-        err.print(f"[bold yellow]UNCONFIRMED[/] {instance} ({task}): one family's word", highlight=False)
+        err.print(Text.assemble(("UNCONFIRMED", "bold yellow"), f" {instance} ({task}): one family's word"),
+                  highlight=False, soft_wrap=True)
     return summary.unconfirmed
 
 
@@ -306,14 +376,15 @@ def _headline(summary: Summary) -> None:
         _scores(summary)
     if not summary.runs:
         return
-    table = _table(f"session {summary.session.id}: {summary.session.suite.name} (PAR2 cutoff {summary.cutoff:g} s)")
+    table = _table(f"session {summary.session.id}: {escape(summary.session.suite.name)} "
+                   f"(PAR2 cutoff {summary.cutoff:g} s)")
     for name in ("backend", "solved", "PAR2 (s)", "median", "max", "CPU", "peak RSS", "fastest on", "timeouts",
                  "errors", "wrong"):
         table.add_column(name, justify="left" if name == "backend" else "right")
     for backend, st, fastest in headline_rows(summary):
         c = st.categories
         wrong = f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0"
-        table.add_row(backend, f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
+        table.add_row(escape(backend), f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
                       seconds(st.cpu), mib(st.rss), str(fastest), str(c["timeout"]), str(c["error"]), wrong)
     _wide().print(table)
 
@@ -325,18 +396,20 @@ def _scores(summary: Summary) -> None:
     scores = summary.scores
     assert scores is not None
     table = _table(f"session {summary.session.id}: best scores (checked; share of the maximum)")
-    for name in ("family", "board", "backend", "boards", "mean", "min", "max", "of", "share", "proven", "reached"):
+    for name in ("family", "board", "backend", "boards", "mean", "min", "max", "of", "share", "proven", "reached",
+                 "errors"):
         table.add_column(name, justify="left" if name in ("family", "board", "backend") else "right")
     for family, size in scores.classes:
         for backend in scores.backends:
             st = scores.by_class.get((family, size, backend))
             if st:
-                table.add_row(family, size, backend, f"{st.boards}/{st.runs}", number(st.mean), number(st.min),
-                              number(st.max), number(st.max_score), share(st.share), str(st.proven),
-                              seconds(st.reached))
+                table.add_row(escape(family), escape(size), escape(backend), f"{st.boards}/{st.runs}",
+                              number(st.mean), number(st.min), number(st.max), number(st.max_score), share(st.share),
+                              str(st.proven), seconds(st.reached),
+                              f"[magenta]{st.errors}[/]" if st.errors else "0")
     _wide().print(table)
-    out.print("best board on: " + ", ".join(f"{b} {scores.wins.get(b, 0)}" for b in scores.backends)
-              + f" (of {len(scores.winners)} instances)", highlight=False)
+    out.print(Text("best board on: " + ", ".join(f"{b} {scores.wins.get(b, 0)}" for b in scores.backends)
+                   + f" (of {len(scores.winners)} instances)"), highlight=False, soft_wrap=True)
 
 
 def _list(db: Path, as_json: bool = False) -> None:
@@ -358,17 +431,17 @@ def _list(db: Path, as_json: bool = False) -> None:
                              "unknown_fingerprints": store.unknown_fingerprints(s.id)})
             sys.stdout.write(json.dumps({"database": str(db), "sessions": rows}, indent=2) + "\n")
             return
-        table = _table(f"bench sessions in {db}")
+        table = _table(f"bench sessions in {escape(str(db))}")
         for name in ("session", "started", "suite", "state", "runs", "correct", "wrong", "timeout", "error",
                      "benched", "jobs", "commit"):
             table.add_column(name, justify="right" if name in ("session", "runs", "correct", "wrong", "timeout",
                                                                  "error", "jobs", "benched") else "left")
         for s in sessions:
             c = Counter(r.category for r in store.runs(s.id))  # after the agreement check
-            table.add_row(str(s.id), s.started.replace("T", " ")[:19], s.suite.name, s.state,
+            table.add_row(str(s.id), escape(s.started.replace("T", " ")[:19]), escape(s.suite.name), escape(s.state),
                           f"{s.done}/{s.planned}", str(c["correct"]),
                           f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0", str(c["timeout"]), str(c["error"]),
-                          f"{s.elapsed:.1f} s", str(s.jobs), (s.environment.get("commit") or "")[:10])
+                          f"{s.elapsed:.1f} s", str(s.jobs), escape(str(s.environment.get("commit") or "")[:10]))
         _wide().print(table)
 
 
@@ -392,11 +465,11 @@ def report_command(
         _existing(db)
         with Store(db) as store:
             written = write_report(store, session, output, (pair[0], pair[1]) if pair else None)
-        out.print(f"report: {written.markdown}")
+        out.print(Text(f"report: {written.markdown}"), soft_wrap=True)
         if written.html:
-            out.print(f"report: {written.html}")
+            out.print(Text(f"report: {written.html}"), soft_wrap=True)
         else:
-            err.print(f"[yellow]no HTML page[/]: {escape(written.problem)}")
+            err.print(Text.assemble(("no HTML page", "yellow"), f": {written.problem}"), soft_wrap=True)
 
 
 @app.command()
@@ -437,7 +510,7 @@ def compare(
             colour = "red" if c.kind in ("slower", "unsolved now") or c.after.category == "wrong" else "green"
             left = seconds(c.before.time) if c.before.solved else c.before.category
             right = seconds(c.after.time) if c.after.solved else c.after.category
-            table.add_row(c.instance, c.backend, f"[{colour}]{c.kind}[/]", left, right,
+            table.add_row(escape(c.instance), escape(c.backend), f"[{colour}]{c.kind}[/]", left, right,
                           f"{c.ratio:.2f}x" if c.ratio else "")
         _wide().print(table)
         if result.only_before or result.only_after:
@@ -447,8 +520,8 @@ def compare(
             out.print(f"not compared: {len(result.different)} instance names stand for different puzzles in the two "
                       "sessions:", highlight=False)
             for d in result.different:
-                out.print(f"  {d.instance}: {d.before} in session {a.id}, {d.after} in session {b.id}",
-                          highlight=False)
+                out.print(Text(f"  {d.instance}: {d.before} in session {a.id}, {d.after} in session {b.id}"),
+                          highlight=False, soft_wrap=True)
         if result.by_name_only:
             out.print(f"[yellow]note[/]: {result.by_name_only} matched runs were stored before puzzle fingerprints "
                       "and are matched by name only (their puzzles may differ)", highlight=False)
@@ -479,7 +552,7 @@ def export(
             typer.echo(text, nl=False)
         else:
             save(output, text)
-            err.print(f"wrote {output}")
+            err.print(Text(f"wrote {output}"), soft_wrap=True)
 
 
 def _existing(db: Path) -> None:
@@ -518,19 +591,20 @@ def policy_command(
         from edgematch.solvers.policy import load_policy
 
         rules = load_policy(target).rules
-        table = _table(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {db}")
+        table = _table(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {escape(str(db))}")
         for name in ("question", "kind", "up to", "backend"):
             table.add_column(name)
         for rule in rules:
             kind = f"{'framed' if rule['framed'] else 'unframed'} {rule['rule']}" + (
                 "" if "rotations" not in rule else ", tiles turn" if rule["rotations"] else ", tiles fixed") + (
                 ", rim colours >= inner" if rule.get("rim_tight") else "")
-            table.add_row(rule["question"], kind, f"{rule['up_to_tiles']} tiles", rule["backend"])
+            table.add_row(escape(str(rule["question"])), escape(kind), f"{rule['up_to_tiles']} tiles",
+                          escape(str(rule["backend"])))
         _wide().print(table)
         _print_fits(sessions)
         read = "auto reads it" if output is None or target.resolve() == default_policy_path().resolve() else \
             f"auto reads it with {POLICY_ENV}={target}"
-        out.print(f"policy: {target} ({read}; the shipped policy is unchanged)", highlight=False)
+        out.print(Text(f"policy: {target} ({read}; the shipped policy is unchanged)"), highlight=False, soft_wrap=True)
 
 
 def _print_fits(sessions: list[tuple[Any, list[Any]]]) -> None:
@@ -548,8 +622,8 @@ def _print_fits(sessions: list[tuple[Any, list[Any]]]) -> None:
     cross = fit(sessions, cross=True)
     for f in cross:
         own = inside[f.family]
-        table.add_row(f.family, str(f.instances), f"{own.ratio:.2f}x", f"{own.worst:.1f}x", f"{f.ratio:.2f}x",
-                      f"{f.worst:.1f}x", str(f.missed), f.worst_instance)
+        table.add_row(escape(f.family), str(f.instances), f"{own.ratio:.2f}x", f"{own.worst:.1f}x", f"{f.ratio:.2f}x",
+                      f"{f.worst:.1f}x", str(f.missed), escape(f.worst_instance))
     if cross:
         table.add_row("worst family", "", f"{max(inside[f.family].ratio for f in cross):.2f}x",
                       f"{max(inside[f.family].worst for f in cross):.1f}x", f"{max(f.ratio for f in cross):.2f}x",
