@@ -101,3 +101,34 @@ def test_every_extra_a_help_text_names_survives_rendering():
                 named += 1
                 assert f"edgematch[{extra}]" in page, (args, extra)
     assert named >= 3  # solve, count and bench --cluster say they need edgematch[dask]
+
+
+@pytest.mark.parametrize(("backend", "close"), [
+    ("natve", "did you mean native?"),
+    ("nativ", "did you mean native?"),
+    ("native:dsf", "did you mean native:dfs?"),
+    ("cpsat:tabel", "did you mean cpsat:table?"),
+    ("sat:cadical19", "did you mean sat:cadical195 or sat:cadical153?"),
+    ("cadical195", "did you mean sat:cadical195"),
+])
+def test_a_mistyped_backend_gets_the_closest_names(backend, close):
+    line = one_line(runner.invoke(app, ["solve", INSECTS, "-b", backend]))
+    assert line.startswith("edgematch: unknown ") and close in line, line
+
+
+def test_an_unknown_backend_lists_every_variant_and_nothing_close_is_not_guessed():
+    line = one_line(runner.invoke(app, ["count", INSECTS, "-b", "xyzzy"]))
+    for variant in ("native (native:restarts, native:dfs)", "cpsat (cpsat:bool, cpsat:table)",
+                    "sat (sat:NAME, NAME one of glucose4,", "cadical195", "portfolio (portfolio:A+B+...)"):
+        assert variant in line
+    assert "did you mean" not in line
+
+
+def test_the_library_and_the_bench_suggest_too(tmp_path):
+    from edgematch.errors import UsageError
+    from edgematch.solvers.base import get_backend
+
+    with pytest.raises(UsageError, match=r"did you mean sat:minisat22\?"):
+        get_backend("sat:minisat")
+    bench = runner.invoke(app, ["bench", "smoke", "-b", "native,cpsta", "--db", str(tmp_path / "b.sqlite")])
+    assert bench.exit_code == 2 and "did you mean cpsat?" in bench.output

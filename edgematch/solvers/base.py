@@ -224,7 +224,7 @@ def backend_class(name: str) -> type[Backend]:
     """The class registered as ``name`` (imported, not instantiated: no library is needed to list it)."""
     known = {**_AUTO, **_BUILTIN}
     if name not in known:
-        raise UsageError(f"unknown backend {name!r}; valid backends: {', '.join(known)}")
+        raise UsageError(unknown_backend(name))
     module, _, cls = known[name].partition(":")
     found: type[Backend] = getattr(importlib.import_module(module), cls)
     return found
@@ -249,14 +249,48 @@ def is_meta(backend: str) -> bool:
     return backend.partition(":")[0] in META_BACKENDS
 
 
+def close_backends(spec: str) -> list[str]:
+    """The names ``-b`` takes (variants included) closest to a mistyped ``spec``, best first (difflib)."""
+    import difflib
+
+    bare = [f"{n}:{spec}" for n in backend_names() if spec in backend_class(n).variants]  # "cadical195"
+    close = difflib.get_close_matches(spec, every_backend(), n=3, cutoff=0.6)
+    ratio = [difflib.SequenceMatcher(None, spec, name).ratio() for name in close]
+    near = [name for name, r in zip(close, ratio, strict=True) if r >= ratio[0] - 0.1]  # as close as the best
+    return list(dict.fromkeys([*bare, *near]))[:3]
+
+
+def unknown_backend(spec: str) -> str:
+    """The error line for a backend name ``-b`` does not take: every valid name with its variants, and the
+    closest ones when there are any."""
+    valid = []
+    for name in backend_names():
+        variants = backend_class(name).variants
+        if name == "portfolio":
+            valid.append("portfolio (portfolio:A+B+...)")
+        elif len(variants) > 3:
+            valid.append(f"{name} ({name}:NAME, NAME one of {', '.join(variants)})")
+        else:
+            valid.append(f"{name} ({', '.join(f'{name}:{v}' for v in variants)})" if variants else name)
+    close = close_backends(spec)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown backend {spec!r}; valid backends: {', '.join(valid)}{hint}"
+
+
 def get_backend(spec: str) -> Backend:
-    """The backend for ``name`` or ``name:sub``; unknown names list the valid ones, missing libraries
-    name the extra to install."""
+    """The backend for ``name`` or ``name:sub``; unknown names list the valid ones (variants included) and
+    suggest the closest, missing libraries name the extra to install."""
     name, _, sub = spec.partition(":")
     known = {**_AUTO, **_BUILTIN}
     if name not in known:
-        raise UsageError(f"unknown backend {spec!r}; valid backends: {', '.join(known)}")
-    backend: Backend = backend_class(name)(sub or None)
+        raise UsageError(unknown_backend(spec))
+    try:
+        backend: Backend = backend_class(name)(sub or None)
+    except UsageError as exc:  # an unknown variant (sat:cadical19): the backend's own line, and the close ones
+        close = [c for c in close_backends(spec) if c.startswith(f"{name}:")]
+        if not close or name in META_BACKENDS:
+            raise
+        raise UsageError(f"{exc}; did you mean {' or '.join(close)}?") from None
     problem = backend.missing()
     if problem:
         raise MissingDependencyError(problem)
