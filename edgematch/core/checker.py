@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from edgematch.core.model import SIDE_NAMES, SIDES, Puzzle, Solution
+from edgematch.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,13 @@ def _where(puzzle: Puzzle, cell: int) -> str:
 
 
 def check(puzzle: Puzzle, solution: Solution) -> CheckResult:
-    """Every way ``solution`` fails ``puzzle``: placements, seams, frame and hints."""
+    """Every way ``solution`` fails ``puzzle``: placements, seams, frame and hints. Anything but a
+    :class:`Puzzle` and a :class:`Solution` is a :class:`UsageError` (a board of the wrong size is a violation)."""
+    if not isinstance(puzzle, Puzzle):
+        raise UsageError(f"the puzzle must be an edgematch.Puzzle, got {type(puzzle).__name__}")
+    if not isinstance(solution, Solution):
+        raise UsageError(f"the solution must be an edgematch.Solution (Solution.from_pairs"
+                         f"(puzzle, pairs) makes one from (tile, rotation) pairs), got {type(solution).__name__}")
     out: list[Violation] = []
     if (solution.width, solution.height) != (puzzle.width, puzzle.height):
         out.append(Violation(

@@ -13,6 +13,7 @@ Glossary (used across the project):
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,15 +51,16 @@ class Tile:
     edges: Edges
 
     def __post_init__(self) -> None:
-        edges = tuple(self.edges)
+        edges = _sequence(self.edges, "a tile", "4 edge labels (N E S W)")
         if len(edges) != 4:
-            raise PuzzleError(f"a tile has 4 edges (N E S W), got {len(edges)}: {edges}")
+            raise PuzzleError(f"a tile has 4 edges (N E S W), got {len(edges)}: {_shown(edges)}")
         for x in edges:
-            if isinstance(x, bool) or not isinstance(x, int):
-                raise PuzzleError(f"tile labels are integers, got {x!r} in {edges}")
+            if not _is_integer(x):
+                raise PuzzleError(f"tile labels are integers, got {_shown(x)} in {_shown(edges)}")
             if abs(x) > MAX_LABEL:
-                raise PuzzleError(f"tile labels are at most {MAX_DIGITS} digits long, got {x} in {edges}")
-        object.__setattr__(self, "edges", edges)
+                raise PuzzleError(f"tile labels are at most {MAX_DIGITS} digits long, got {_shown(x)} "
+                                  f"in {_shown(edges)}")
+        object.__setattr__(self, "edges", tuple(int(x) for x in edges))
 
     @classmethod
     def of(cls, n: int, e: int, s: int, w: int) -> Tile:
@@ -125,8 +127,25 @@ class Puzzle:
     name: str = ""
 
     def __post_init__(self) -> None:
-        tiles = tuple(t if isinstance(t, Tile) else Tile(tuple(t)) for t in self.tiles)
-        hints = tuple(Hint(*h) for h in self.hints)
+        for what, value in (("width", self.width), ("height", self.height)):
+            if not _is_whole(value):
+                raise PuzzleError(f"the board {what} must be a whole number (at most {MAX_DIGITS} digits), "
+                                  f"got {_shown(value)}")
+        if not isinstance(self.rotations, bool):
+            raise PuzzleError(f"rotations must be True or False, got {_shown(self.rotations)}")
+        if self.frame is not None and not _is_whole(self.frame):
+            raise PuzzleError(f"the frame must be an integer label (at most {MAX_DIGITS} digits) or None, "
+                              f"got {_shown(self.frame)}")
+        if not isinstance(self.labels, Mapping):
+            raise PuzzleError(f"labels must map integer labels to names (a dict), got {_shown(self.labels)}")
+        object.__setattr__(self, "width", int(self.width))
+        object.__setattr__(self, "height", int(self.height))
+        if self.frame is not None:
+            object.__setattr__(self, "frame", int(self.frame))
+        tiles = tuple(t if isinstance(t, Tile) else Tile(t)
+                      for t in _sequence(self.tiles, "tiles", "a sequence of tiles (4 labels N E S W each)"))
+        hints = tuple(_hint(i, h) for i, h in enumerate(_sequence(self.hints, "hints", "a sequence of "
+                                                                  "(cell, tile, rotation) triples")))
         object.__setattr__(self, "tiles", tiles)
         object.__setattr__(self, "hints", hints)
         labels = dict(self.labels)
@@ -142,11 +161,11 @@ class Puzzle:
     # ----- validation -------------------------------------------------------------------------------
     def _problems(self) -> Iterator[str]:
         w, h = self.width, self.height
-        if not (isinstance(w, int) and isinstance(h, int)) or w < 1 or h < 1:
+        if w < 1 or h < 1:
             yield f"board size must be at least 1x1, got {w}x{h}"
             return
         if self.rule not in RULES:
-            yield f"unknown rule {self.rule!r} (expected one of: {', '.join(RULES)})"
+            yield f"unknown rule {_shown(self.rule)} (expected one of: {', '.join(RULES)})"
             return
         if len(self.tiles) != w * h:
             yield f"a {w}x{h} board needs {w * h} tiles, got {len(self.tiles)}"
@@ -225,11 +244,11 @@ class Puzzle:
         used = self.label_set()
         names: dict[str, int] = {}
         for label, name in self.labels.items():
-            if isinstance(label, bool) or not isinstance(label, int):
-                yield f"label names are keyed by integer labels, got {label!r}"
+            if not _is_whole(label):
+                yield f"label names are keyed by integer labels (at most {MAX_DIGITS} digits), got {_shown(label)}"
                 continue
             if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
-                yield f"label {label}: name {name!r} must be a non-empty word without spaces or '#'"
+                yield f"label {label}: name {_shown(name)} must be a non-empty word without spaces or '#'"
                 continue
             if not _printable(name):
                 yield f"label {label}: name {name!r} must be printable text"
@@ -241,10 +260,14 @@ class Puzzle:
         shown = used | ({-x for x in used} if self.rule == "signed" else set())
         for label in sorted(shown, key=lambda v: (abs(v), v)):
             name = self.label_name(label)
+            if not isinstance(name, str):
+                continue  # reported above
             if name in names and names[name] != label:
                 yield f"labels {names[name]} and {label} are both shown as {name!r}"
             names[name] = label
-        if not isinstance(self.name, str) or "\n" in self.name or "\r" in self.name or self.name != self.name.strip():
+        if not isinstance(self.name, str):
+            yield f"the puzzle name must be text (one line), got {_shown(self.name)}"
+        elif "\n" in self.name or "\r" in self.name or self.name != self.name.strip():
             yield f"the puzzle name must be one line without surrounding spaces, got {self.name!r}"
         elif not _printable(self.name):
             yield f"the puzzle name must be printable text, got {self.name!r}"
@@ -394,6 +417,65 @@ def _printable(text: str) -> bool:
     return not any(ch != "\t" and (ch < " " or "\x7f" <= ch <= "\x9f") for ch in text)
 
 
+def _is_whole(value: object) -> bool:
+    """Whether ``value`` is a whole number (an int, or a numpy integer) of at most ``MAX_DIGITS`` digits, and
+    not a bool (True is no size). Sizes, cells, tiles and rotations are such numbers, so every message can
+    print them and every backend can hold them."""
+    return _is_integer(value) and -MAX_LABEL <= value <= MAX_LABEL  # type: ignore[operator]
+
+
+def _is_integer(value: object) -> bool:
+    """Whether ``value`` is an int or a numpy integer, and not a bool."""
+    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                                  and type(value).__name__ != "bool_")
+
+
+def _shown(value: object) -> str:
+    """``value`` as an error line shows it: its repr, cut to 40 characters (an integer too long for Python to
+    print, over 4,300 digits, or a sequence holding one, is described instead)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) else type(value).__name__
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _sequence(value: object, what: str, expected: str) -> tuple:
+    """``value`` as a tuple; something that is not a sequence (a number, None, a dict, text) is a PuzzleError."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise PuzzleError(f"{what} must be {expected}, got {_shown(value)}")
+    return tuple(value)
+
+
+def _whole_fields(i: int, value: object, kind: str, names: tuple[str, ...]) -> tuple[int, ...]:
+    """``value`` as ``len(names)`` whole numbers, or a PuzzleError naming item ``i`` and the fields."""
+    shape = ", ".join(names)
+    fields = _sequence(value, f"{kind} {i}", f"({shape})")
+    if len(fields) != len(names):
+        raise PuzzleError(f"{kind} {i} must be ({shape}), {len(names)} whole numbers, got {_shown(value)}")
+    if all(type(x) is int and -MAX_LABEL <= x <= MAX_LABEL for x in fields):  # the common case, quickly
+        return fields
+    for name, field_value in zip(names, fields, strict=True):
+        if not _is_whole(field_value):
+            raise PuzzleError(f"{kind} {i}: the {name} must be a whole number (at most {MAX_DIGITS} digits), "
+                              f"got {_shown(field_value)}")
+    return tuple(int(x) for x in fields)
+
+
+def _hint(i: int, value: object) -> Hint:
+    """Hint ``i`` checked for shape: three whole numbers (cell, tile, rotation); their range is checked later."""
+    return Hint(*_whole_fields(i, value, "hint", Hint._fields))
+
+
+def _placement(i: int, value: object) -> Placement:
+    """Cell ``i``'s placement checked for shape: two whole numbers (tile, rotation); the checker judges them."""
+    if type(value) in (Placement, tuple) and len(value) == 2:  # type: ignore[arg-type]  (the common case, quickly)
+        t, r = value  # type: ignore[misc]
+        if type(t) is int and type(r) is int and -MAX_LABEL <= t <= MAX_LABEL and -MAX_LABEL <= r <= MAX_LABEL:
+            return value if type(value) is Placement else Placement(t, r)  # type: ignore[return-value]
+    return Placement(*_whole_fields(i, value, "solution cell", Placement._fields))
+
+
 def _pattern_name(key: tuple[int, ...]) -> str:
     n = len(key)
     if n == 0:
@@ -416,7 +498,14 @@ class Solution:
     cells: tuple[Placement, ...]
 
     def __post_init__(self) -> None:
-        cells = tuple(Placement(*p) for p in self.cells)
+        for what, value in (("width", self.width), ("height", self.height)):
+            if not _is_whole(value):
+                raise PuzzleError(f"the solution's {what} must be a whole number (at most {MAX_DIGITS} digits), "
+                                  f"got {_shown(value)}")
+        object.__setattr__(self, "width", int(self.width))
+        object.__setattr__(self, "height", int(self.height))
+        given = _sequence(self.cells, "a solution's cells", "a sequence of (tile, rotation) pairs")
+        cells = tuple(_placement(i, p) for i, p in enumerate(given))
         object.__setattr__(self, "cells", cells)
         if self.width < 1 or self.height < 1 or len(cells) != self.width * self.height:
             raise PuzzleError(
