@@ -53,15 +53,24 @@ def seconds_problem(value: object) -> str | None:
     """Why ``value`` is not a usable time limit in seconds (a finite number in (0, MAX_TIME_LIMIT]), or None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return f"must be a number of seconds, got {_shown(value)}"
-    if math.isnan(value) or value <= 0:
-        return f"must be a positive number of seconds, got {value}"
-    if value > MAX_TIME_LIMIT:
-        return f"must be at most {MAX_TIME_LIMIT:,.0f} seconds (about 116 days), got {value:g}"
+    try:
+        seconds = float(value)
+    except (OverflowError, ValueError):  # an int or a fraction too large for a float (10**400)
+        seconds = math.inf if value > 0 else -math.inf
+    if math.isnan(seconds) or seconds <= 0:
+        return f"must be a positive number of seconds, got {_shown(value, str)}"
+    if seconds > MAX_TIME_LIMIT:
+        return f"must be at most {MAX_TIME_LIMIT:,.0f} seconds (about 116 days), got {_shown(value, str)}"
     return None
 
 
-def _shown(value: object) -> str:
-    text = repr(value)
+def _shown(value: object, how: Callable[[object], str] = repr) -> str:
+    """``value`` for an error line: ``repr`` (or ``how``) cut to 40 characters; an integer too long for Python
+    to print (over 4,300 digits) is described instead."""
+    try:
+        text = how(value)
+    except ValueError:
+        return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) else type(value).__name__
     return text if len(text) <= 40 else text[:40] + "…"
 
 
@@ -70,7 +79,7 @@ def _whole(value: object, what: str, most: int, why: str = "") -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{what} must be a whole number, got {_shown(value)}")
     if not 1 <= value <= most:
-        raise UsageError(f"{what} must be from 1 to {most:,}{why}, got {value}")
+        raise UsageError(f"{what} must be from 1 to {most:,}{why}, got {_shown(value, str)}")
     return int(value)
 
 
