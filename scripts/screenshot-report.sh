@@ -3,7 +3,10 @@
 #
 # Usage: scripts/screenshot-report.sh REPORT.html [OUT.png] [WIDTH] [HEIGHT]
 #   OUT    defaults to REPORT with a .png extension
-#   WIDTH  defaults to 1400, HEIGHT to 4000 (tall, so the whole page shows)
+#   WIDTH  defaults to 1400
+#   HEIGHT defaults to the page's full height at WIDTH (measured first in the same browser: a copy of the
+#          page with a one-line script that writes document height into the DOM, read back with --dump-dom;
+#          the report is self-contained, so the copy renders as the original does), so the whole page shows
 # Env: CHROMIUM=/path/to/binary overrides the browser lookup.
 set -euo pipefail
 
@@ -17,8 +20,10 @@ report=$1
 [[ -f $report ]] || { echo "error: report not found: $report" >&2; exit 1; }
 out=${2:-${report%.*}.png}
 width=${3:-1400}
-height=${4:-4000}
-[[ $width =~ ^[0-9]+$ && $height =~ ^[0-9]+$ ]] || { echo "error: WIDTH and HEIGHT must be integers" >&2; exit 1; }
+height=${4:-}
+[[ $width =~ ^[0-9]+$ && ( -z $height || $height =~ ^[0-9]+$ ) ]] || {
+    echo "error: WIDTH and HEIGHT must be integers" >&2; exit 1; }
+MAX_HEIGHT=30000  # a taller page is cut there (and said so): Chromium's capture grows slow and huge past it
 
 # Find a browser binary.
 browser=${CHROMIUM:-}
@@ -47,9 +52,11 @@ log=$tmp/chromium.log
 rm -f -- "$abs_out"
 
 run_chromium() {
-    # $1: headless flag
+    # $1: headless flag, $2: window height, then what to do (--screenshot=... URL, or --dump-dom URL)
+    local headless=$1 tall=$2
+    shift 2
     timeout 60 "$browser" \
-        "$1" \
+        "$headless" \
         --no-sandbox \
         --disable-gpu \
         --disable-dev-shm-usage \
@@ -63,16 +70,48 @@ run_chromium() {
         --mute-audio \
         --force-device-scale-factor=1 \
         --user-data-dir="$tmp/profile" \
-        --window-size="$width,$height" \
-        --screenshot="$abs_out" \
-        "file://$abs_report" \
-        >>"$log" 2>&1
+        --window-size="$width,$tall" \
+        "$@"
 }
+
+measure() {
+    # the page's full height at $width: a copy of the page writes it into its DOM once loaded
+    local probe=$tmp/page.html dumped=$tmp/dom.html
+    cp -- "$abs_report" "$probe"
+    printf '%s\n' '<script>addEventListener("load", () => document.documentElement.setAttribute("data-page-height",' \
+        'Math.ceil(Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0))));' \
+        '</script>' >>"$probe"
+    for headless in --headless=new --headless; do
+        if run_chromium "$headless" 800 --dump-dom "file://$probe" >"$dumped" 2>>"$log"; then
+            local found
+            found=$(grep -o 'data-page-height="[0-9]*"' "$dumped" | head -n1 | tr -dc '0-9')
+            if [[ -n $found && $found -gt 0 ]]; then
+                echo "$found"
+                return 0
+            fi
+        fi
+        rm -rf -- "$tmp/profile"
+    done
+    return 1
+}
+
+if [[ -z $height ]]; then
+    if ! height=$(measure); then
+        echo "error: chromium could not measure the page's height; give HEIGHT. Its output:" >&2
+        cat -- "$log" >&2
+        exit 1
+    fi
+    if (( height > MAX_HEIGHT )); then
+        echo "note: the page is $height px tall; the screenshot shows its top $MAX_HEIGHT px" >&2
+        height=$MAX_HEIGHT
+    fi
+fi
 
 ok=0
 for headless in --headless=new --headless; do
     echo "### $browser $headless" >>"$log"
-    if run_chromium "$headless" && [[ -s $abs_out ]]; then
+    if run_chromium "$headless" "$height" --screenshot="$abs_out" "file://$abs_report" >>"$log" 2>&1 \
+        && [[ -s $abs_out ]]; then
         ok=1
         break
     fi
@@ -86,4 +125,4 @@ if [[ $ok -ne 1 || ! -s $abs_out ]]; then
     exit 1
 fi
 
-echo "screenshot: $out"
+echo "screenshot: $out (${width}x${height})"

@@ -77,6 +77,44 @@ def test_the_report_renders_its_plots_in_chromium(smoke_db, tmp_path):
         assert rgb in seen, f"no pixel of {backend}'s colour {colour}: the plots did not render"
 
 
+@needs_browser
+def test_without_a_height_the_screenshot_is_the_whole_page(tmp_path):
+    # a page of known height, taller than any fixed default: red, then a green last strip
+    page = tmp_path / "tall.html"
+    page.write_text('<!DOCTYPE html><html><body style="margin:0"><div style="height:5123px;background:#ff0000">'
+                    '</div><div style="height:7px;background:#00ff00"></div></body></html>', encoding="utf-8")
+    out = tmp_path / "tall.png"
+    proc = subprocess.run(["bash", str(SCRIPT), str(page), str(out), "600"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CHROMIUM": BROWSER})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _png_size(out.read_bytes()) == (600, 5130)
+    image = pytest.importorskip("PIL.Image")
+    with image.open(out) as img:
+        rgb = img.convert("RGB")
+        assert rgb.getpixel((300, 5129)) == (0, 255, 0) and rgb.getpixel((300, 5100)) == (255, 0, 0)
+
+
+@needs_browser
+def test_the_report_screenshot_reaches_the_end_of_the_page(smoke_db, tmp_path):
+    from edgematch.bench.report import write_report
+    from edgematch.bench.store import Store
+
+    with Store(smoke_db) as store:
+        report = write_report(store, out=tmp_path).html
+    out = tmp_path / "whole.png"
+    proc = subprocess.run(["bash", str(SCRIPT), str(report), str(out), "1280"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CHROMIUM": BROWSER})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    width, height = _png_size(out.read_bytes())
+    assert width == 1280 and height > 2000
+    image = pytest.importorskip("PIL.Image")
+    with image.open(out) as img:
+        rgb = img.convert("RGB")
+        # the page ends in its bottom padding (white), and the environment table is just above it
+        assert {rgb.getpixel((x, height - 10)) for x in range(0, 1280, 16)} == {(255, 255, 255)}
+        assert len({rgb.getpixel((x, y)) for x in range(0, 1280, 4) for y in range(height - 400, height - 60)}) > 2
+
+
 def test_missing_browser_exits_2(tmp_path):
     report = tmp_path / "r.html"
     report.write_text("<html><body>x</body></html>", encoding="utf-8")

@@ -1,37 +1,85 @@
 """The report's plots, drawn with matplotlib and returned as SVG text to inline in the HTML page.
 
-- scaling: median time of the solved runs against board size, one line per backend, one panel per family (log
-  scale); a size where most runs were unsolved is an ``x`` on a band above the cutoff marked "unsolved", off
-  the line (never a point at a made-up time);
-- cactus: instances solved against time (each backend's solved times sorted; lower and further right is
-  better), with the virtual best;
+- scaling (families with two sizes or more; a family of one size is in the by-size table only): per backend
+  and size, the median time when every run of the cell was solved (filled marker); the PAR2 figure (mean,
+  an unsolved run counting twice the cutoff) when only some were, as a hollow marker labelled ``2/3``; an
+  ``x`` in the "unsolved" band above twice the cutoff, labelled ``0/3``, when none was (backends unsolved at
+  the same size are stacked in the band, never drawn as one mark);
+- cactus: instances solved against time (each backend's solved times sorted), with the virtual best; lines
+  that coincide stay apart: each backend has its own dash pattern, earlier ones are drawn wider underneath,
+  and the markers are staggered;
 - scatter: two backends' times per instance on log axes; a run unsolved by one backend sits in a shaded
-  "unsolved" strip past the cutoff with a hollow marker, apart from every measured time.
-- scores over time (task ``best``): each run's best score (as a share of the maximum) against the seconds it
-  took to reach it, a step line per run, one panel per size class; a run's line ends at its time limit.
-Each backend keeps one colour and one marker in every plot: ten colours and seven markers pair up distinctly
-for 70 backends (the colour cycles by 10, the marker by 7), so 10+ backends stay told apart in grey too.
-Figures come from :class:`matplotlib.figure.Figure` directly (no pyplot state, no display needed).
+  "unsolved" strip past the cutoff with a hollow marker. Its points are grey, told apart by family marker:
+  colour always means a backend in this report;
+- scores over time (task ``best``): per size class and backend, the mean share of the maximum score over the
+  runs against seconds, one step line per backend; the y axis is zoomed to where the lines are.
+
+Every plot takes one :class:`Style` per backend from :func:`styles`, computed once per report from the sorted
+backend names: a backend has the same colour, marker and dash pattern in every plot (ten colours, seven
+markers and five dash patterns pair up distinctly for many backends, and tell them apart in grey too).
+Figures come from :class:`matplotlib.figure.Figure` directly (no pyplot state, no display needed); the
+``*_figure`` functions return them (tests inspect them), :func:`svg` turns one into inline SVG.
 """
 
 from __future__ import annotations
 
 import io
-import statistics
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from edgematch.bench.scores import Scores
 from edgematch.bench.summary import VIRTUAL_BEST, Summary
 from edgematch.errors import MissingDependencyError
 
-# one colour and one marker per backend, stable within a report (Tableau 10, and markers that differ in outline)
+# Tableau 10, markers that differ in outline, dash patterns that stay apart when lines coincide
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
             "#7f7f7f")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+_DASHES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.6)), (0, (7, 2, 1.5, 2)), (0, (3, 1.5, 1, 1.5, 1, 1.5)))
+_GREYS = ("#303030", "#8a8a8a")  # the scatter's families: marker shapes in two greys (colour means a backend)
 UNSOLVED = "#b3261e"
-UNSOLVED_FACTOR = 3.0  # the unsolved strip sits at this many times the cutoff (above the 2 x cutoff PAR2 line)
+UNSOLVED_FACTOR = 3.0  # the unsolved marks sit around this many times the cutoff (above the 2 x cutoff PAR2 top)
 _STYLE = {"svg.fonttype": "none", "font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
           "font.family": "sans-serif"}
+SCALING_COLUMNS = 3    # scaling panels per row
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one backend is drawn in every plot of a report."""
+
+    colour: str
+    marker: str
+    dashes: Any  # a matplotlib line style
+    rank: int    # place in the sorted backend names: earlier ones are drawn wider, underneath
+
+
+def styles(backends: Iterable[str]) -> dict[str, Style]:
+    """One style per backend, from the sorted names (so a backend's colour does not depend on the plot or on
+    the order it was asked in), and the virtual best's (dotted black)."""
+    names = sorted(set(backends) - {VIRTUAL_BEST})
+    table = {b: Style(_PALETTE[i % len(_PALETTE)], _MARKERS[i % len(_MARKERS)], _DASHES[i % len(_DASHES)], i)
+             for i, b in enumerate(names)}
+    table[VIRTUAL_BEST] = Style("#222222", ".", (0, (1, 1.2)), len(names))
+    return table
+
+
+def report_styles(summary: Summary) -> dict[str, Style]:
+    """The styles of every backend of a report: its timed runs' and its best runs'."""
+    return styles([*summary.backends, *(summary.scores.backends if summary.scores else [])])
+
+
+def colours(summary: Summary) -> dict[str, str]:
+    """Backend -> colour, the same in every plot of the report (the virtual best included)."""
+    return {b: s.colour for b, s in report_styles(summary).items()}
+
+
+def markers(summary: Summary) -> dict[str, str]:
+    """Backend -> marker; with :func:`colours`, the (colour, marker) pairs differ for up to 70 backends."""
+    return {b: s.marker for b, s in report_styles(summary).items()}
 
 
 def _matplotlib() -> Any:
@@ -42,24 +90,13 @@ def _matplotlib() -> Any:
     return matplotlib
 
 
-def colours(summary: Summary) -> dict[str, str]:
-    table = {b: _PALETTE[i % len(_PALETTE)] for i, b in enumerate(summary.backends)}
-    table[VIRTUAL_BEST] = "#222222"
-    return table
-
-
-def markers(summary: Summary) -> dict[str, str]:
-    """A marker per backend; with :func:`colours`, the (colour, marker) pairs differ for up to 70 backends."""
-    table = {b: _MARKERS[i % len(_MARKERS)] for i, b in enumerate(summary.backends)}
-    table[VIRTUAL_BEST] = "."
-    return table
-
-
-def _svg(figure: Any) -> str:
+def svg(figure: Any) -> str:
+    """The figure as an ``<svg>`` element to inline in a page (no XML prolog or doctype)."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    with _matplotlib().rc_context(_STYLE):  # svg.fonttype is read when saving
+        figure.savefig(buffer, format="svg", bbox_inches="tight")
     text = buffer.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog and doctype: the page inlines the element
+    return text[text.index("<svg"):]
 
 
 def _figure(width: float, height: float) -> Any:
@@ -68,76 +105,186 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def scaling(summary: Summary) -> str:
-    """Median PAR2 time by board size per backend, a panel per family."""
+def _handle(style: Style, **overrides: Any) -> Any:
+    """A legend entry drawn as the backend's lines and marks are."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], **{"color": style.colour, "marker": style.marker, "ls": style.dashes, "lw": 1.6,
+                             "ms": 5, **overrides})
+
+
+BASE_WIDTH, WIDTH_STEP = 1.6, 0.9  # a line's width; each line it lies on adds a step to the one underneath
+
+
+def _step_at(xs: list[float], ys: list[float], x: float) -> float:
+    """A post-step line's value at ``x`` (its first value before it starts)."""
+    return next((y for xv, y in zip(reversed(xs), reversed(ys), strict=True) if xv <= x), ys[0])
+
+
+def stacked_widths(lines: list[tuple[list[float], list[float]]], log: bool) -> list[float]:
+    """Line widths, in drawing order, that keep lines lying on one another visible: lines that coincide over
+    at least half of their common x range (within a few pixels) form a group, and the group's earlier
+    lines are drawn wider underneath the later ones; every other line has the base width."""
+    def close(a: float, b: float) -> bool:
+        return abs(math.log(max(a, 1e-9) / max(b, 1e-9))) < math.log(1.06) if log else abs(a - b) < 0.3
+
+    def coincide(a: tuple[list[float], list[float]], b: tuple[list[float], list[float]]) -> bool:
+        low, high = max(a[0][0], b[0][0]), min(a[0][-1], b[0][-1])
+        points = sorted({x for x in (*a[0], *b[0]) if low <= x <= high})
+        if not points:
+            return False
+        same = sum(close(_step_at(*a, x), _step_at(*b, x)) for x in points)
+        return 2 * same >= len(points)
+
+    group = list(range(len(lines)))
+    for i, line in enumerate(lines):
+        group[i] = next((group[j] for j in range(i) if coincide(lines[j], line)), i)
+    widths = []
+    for i in range(len(lines)):
+        later = sum(1 for j in range(i + 1, len(lines)) if group[j] == group[i])
+        widths.append(BASE_WIDTH + WIDTH_STEP * later)
+    return widths
+
+
+def gid(kind: str, *parts: str) -> str:
+    """An id for a drawn mark (``unsolved``, ``partial``, ``solved``): tests find marks by it, and it names
+    the mark in the SVG."""
+    return "-".join([kind, *(re.sub(r"[^A-Za-z0-9_.:+]", "_", p) for p in parts)])
+
+
+def multi_size_families(summary: Summary) -> tuple[list[str], list[str]]:
+    """(families with two sizes or more: a scaling panel each, families of one size: the table only)."""
+    sizes: dict[str, list[str]] = {}
+    for family, size in summary.classes:
+        sizes.setdefault(family, []).append(size)
+    return [f for f, s in sizes.items() if len(s) > 1], [f for f, s in sizes.items() if len(s) == 1]
+
+
+def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> Any | None:
+    """Time against board size per backend, a panel per family of two sizes or more (None: no such family).
+    Fully solved cells: median time, filled; partly solved: PAR2, hollow, labelled ``j/k``; none solved: an
+    ``x`` in the unsolved band, labelled ``0/k``."""
     matplotlib = _matplotlib()
-    families = list(dict.fromkeys(f for f, _ in summary.classes))
-    palette, shapes = colours(summary), markers(summary)
-    unsolved_at = UNSOLVED_FACTOR * summary.cutoff
+    families, _ = multi_size_families(summary)
+    if not families:
+        return None
+    style = style or report_styles(summary)
+    cutoff = summary.cutoff
     with matplotlib.rc_context(_STYLE):
-        figure = _figure(min(4.2 * len(families), 13), 3.6)
-        axes = figure.subplots(1, len(families), squeeze=False, sharey=True)[0]
-        for ax, family in zip(axes, families, strict=True):
+        columns = min(len(families), SCALING_COLUMNS)
+        rows = math.ceil(len(families) / columns)
+        figure = _figure(4.3 * columns + 2.2, 3.3 * rows)
+        axes = figure.subplots(rows, columns, squeeze=False, sharey=True).ravel()
+        drawn: list[str] = []
+        for ax, family in zip(axes, families, strict=False):
             sizes = [s for f, s in summary.classes if f == family]
             tiles = {r.size: r.tiles for r in summary.runs if r.family == family}
+            lost: dict[str, list[str]] = {}  # size -> backends that solved none of it
+            measured: list[tuple[str, list[tuple[float, float, str, Any]]]] = []
             for backend in summary.backends:
-                points, lost = [], []
-                for size in sizes:
-                    runs = [r for r in summary.runs if (r.family, r.size, r.backend) == (family, size, backend)]
-                    times = [r.time for r in runs if r.solved]
-                    if runs and 2 * len(times) > len(runs):  # most solved: the median is a measured time
-                        points.append((tiles[size], statistics.median(times)))
-                    elif runs:
-                        lost.append(tiles[size])
+                cells = {size: st for size in sizes
+                         if (st := summary.by_class.get((family, size, backend))) is not None}
+                if not cells:
+                    continue
+                drawn.append(backend)
+                for size, st in cells.items():
+                    if not st.solved:
+                        lost.setdefault(size, []).append(backend)
+                points = [(tiles[size], st.median if st.all_solved else st.par2, size, st)
+                          for size, st in cells.items() if st.solved]
                 if points:
-                    ax.plot(*zip(*points, strict=True), marker=shapes[backend], ms=4, lw=1.6, color=palette[backend],
-                            label=backend)
-                if lost:
-                    ax.scatter(lost, [unsolved_at] * len(lost), marker="x", s=30, color=palette[backend],
-                               label=None if points else backend)
-            ax.axhline(summary.cutoff, color="#999999", ls="--", lw=0.8)
-            ax.axhspan(summary.cutoff * 1.8, summary.cutoff * 5, color=UNSOLVED, alpha=0.06, lw=0)
-            ax.text(0.02, summary.cutoff * 5, "unsolved", color=UNSOLVED, fontsize=7, va="top",
+                    measured.append((backend, points))
+            widths = stacked_widths([([p[0] for p in pts], [p[1] for p in pts]) for _, pts in measured], log=True)
+            for order, ((backend, points), width) in enumerate(zip(measured, widths, strict=True)):
+                s = style[backend]
+                ax.plot([p[0] for p in points], [p[1] for p in points], color=s.colour, ls=s.dashes, lw=width,
+                        zorder=2 + order / 100)
+                full = [(x, y) for x, y, _, st in points if st.all_solved]
+                if full:
+                    ax.scatter(*zip(*full, strict=True), marker=s.marker, s=28, color=s.colour, zorder=3,
+                               gid=gid("solved", backend, family))
+                for x, y, size, st in points:
+                    if st.all_solved:
+                        continue
+                    ax.scatter([x], [y], marker=s.marker, s=34, facecolors="white", edgecolors=s.colour,
+                               linewidths=1.4, zorder=4, gid=gid("partial", backend, family, size))
+                    ax.annotate(f"{st.solved}/{st.total}", (x, y), xytext=(5, 3), textcoords="offset points",
+                                fontsize=7, color=s.colour, zorder=5)
+            spread = max(tiles.values()) - min(tiles.values())
+            y = UNSOLVED_FACTOR * cutoff
+            for size, backends in lost.items():  # side by side in the band, one mark per backend
+                step = 0.035 * spread
+                xs = [tiles[size] + step * (i - (len(backends) - 1) / 2) for i in range(len(backends))]
+                for x, backend in zip(xs, backends, strict=True):
+                    ax.scatter([x], [y], marker="x", s=30, linewidths=1.6, color=style[backend].colour, zorder=4,
+                               gid=gid("unsolved", backend, family, size))
+                totals = {summary.by_class[(family, size, b)].total for b in backends}
+                ax.annotate(f"0/{totals.pop()}" if len(totals) == 1 else "0 solved", (max(xs), y), xytext=(5, 0),
+                            textcoords="offset points", fontsize=7, color=UNSOLVED, va="center")
+            ax.axhline(cutoff, color="#999999", ls="--", lw=0.8)
+            ax.axhline(2 * cutoff, color=UNSOLVED, ls=":", lw=0.6, alpha=0.6)
+            ax.axhspan(2 * cutoff, 5 * cutoff, color=UNSOLVED, alpha=0.06, lw=0)
+            ax.text(0.01, 4.7 * cutoff, "unsolved", color=UNSOLVED, fontsize=7, va="top",
                     transform=ax.get_yaxis_transform())
             ax.set_yscale("log")
-            ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 3 else 0)
+            ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 4 else 0)
+            ax.set_xlim(min(tiles.values()) - 0.08 * spread, max(tiles.values()) + 0.14 * spread)
             ax.set_title(family)
             ax.set_xlabel("board")
             ax.grid(True, which="major", axis="y", alpha=0.3)
-        axes[0].set_ylabel(f"median time of solved runs, s (cutoff {summary.cutoff:g} s dashed)")
-        shown: dict[str, Any] = {}
-        for ax in axes:  # every backend once, whichever panel it appears in
-            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-                shown.setdefault(label, handle)
-        figure.legend(list(shown.values()), list(shown), loc="outside right upper", fontsize=8, frameon=False)
-        return _svg(figure)
+        for ax in axes[len(families):]:
+            ax.set_visible(False)
+        for ax in axes[::columns]:
+            ax.set_ylabel(f"time, s (log; cutoff {cutoff:g} s dashed)")
+        backends = [b for b in summary.backends if b in drawn]
+        figure.legend([_handle(style[b]) for b in backends], backends, loc="outside right upper", fontsize=8,
+                      frameon=False, title="backend", title_fontsize=8)
+        grey = "#555555"
+        key = [(_handle(Style(grey, "o", "-", 0)), "all solved: median time"),
+               (_handle(Style(grey, "o", "-", 0), markerfacecolor="white"), "j/k solved: PAR2 (hollow)"),
+               (_handle(Style(grey, "x", "none", 0)), "0/k solved (in the band)")]
+        figure.legend(*zip(*key, strict=True), loc="outside right lower", fontsize=7, frameon=False)
+        return figure
 
 
-def cactus(summary: Summary) -> str:
+def cactus_figure(summary: Summary, style: dict[str, Style] | None = None) -> Any:
     """Instances solved within a time, per backend and for the virtual best."""
     matplotlib = _matplotlib()
-    palette, shapes = colours(summary), markers(summary)
+    style = style or report_styles(summary)
     with matplotlib.rc_context(_STYLE):
-        figure = _figure(6.4, 4.0)
+        figure = _figure(6.6, 4.2)
         ax = figure.subplots()
-        for backend in [*summary.backends, VIRTUAL_BEST]:
-            runs = summary.best if backend == VIRTUAL_BEST else [r for r in summary.runs if r.backend == backend]
-            times = sorted(max(r.time, 1e-4) for r in runs if r.solved)
+        lines: list[tuple[str, list[float]]] = []
+        for backend in summary.backends:
+            times = sorted(max(r.time, 1e-4) for r in summary.runs if r.backend == backend and r.solved)
             if times:
-                ax.step(range(1, len(times) + 1), times, where="post", color=palette[backend], label=backend,
-                        lw=2.2 if backend == VIRTUAL_BEST else 1.6, ls=":" if backend == VIRTUAL_BEST else "-",
-                        marker=shapes[backend], ms=3.5, markevery=max(1, len(times) // 8))
+                lines.append((backend, times))
+        widths = stacked_widths([(list(range(1, len(t) + 1)), t) for _, t in lines], log=True)
+        best = sorted(max(r.time, 1e-4) for r in summary.best if r.solved)
+        if best:  # the virtual best: thin, dotted, on top of everything
+            lines.append((VIRTUAL_BEST, best))
+            widths.append(1.3)
+        for order, ((backend, times), width) in enumerate(zip(lines, widths, strict=True)):
+            s = style[backend]
+            every = max(1, len(times) // 8)
+            ax.step(range(1, len(times) + 1), times, where="post", color=s.colour, label=backend, lw=width,
+                    ls=s.dashes, marker=s.marker, ms=4, zorder=2 + order,  # markers staggered between lines
+                    markevery=(order * every // len(lines) % every, every))
+        shown = [backend for backend, _ in lines]
+        stacked = len(set(widths[:-1] if best else widths)) > 1
         ax.axhline(summary.cutoff, color="#999999", ls="--", lw=0.8)
         ax.set_yscale("log")
         ax.set_xlabel("instances solved")
         ax.set_ylabel("time, s (log)")
         ax.set_title("cactus: instances solved within a time")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8, frameon=False, loc="upper left")
-        return _svg(figure)
+        handles = [_handle(style[b], lw=1.3 if b == VIRTUAL_BEST else BASE_WIDTH) for b in shown]
+        ax.legend(handles, shown, fontsize=8, frameon=False, loc="upper left",
+                  title="lines that coincide: wider underneath" if stacked else None, title_fontsize=7)
+        return figure
 
 
-def scatter(summary: Summary, first: str, second: str) -> str:
+def scatter_figure(summary: Summary, first: str, second: str) -> Any:
     """Per instance, ``first``'s time against ``second``'s; points below the diagonal favour ``second``."""
     matplotlib = _matplotlib()
     families = list(dict.fromkeys(f for f, _ in summary.classes))
@@ -156,9 +303,10 @@ def scatter(summary: Summary, first: str, second: str) -> str:
                 a, b = summary.run(key, first), summary.run(key, second)
                 if a and b and a.family == family:
                     (both if a.solved and b.solved else one).append((where(a), where(b)))
-            colour, shape = _PALETTE[index % len(_PALETTE)], _MARKERS[index % len(_MARKERS)]
+            colour = _GREYS[(index // len(_MARKERS)) % len(_GREYS)]
+            shape = _MARKERS[index % len(_MARKERS)]
             if both:
-                ax.scatter(*zip(*both, strict=True), s=22, alpha=0.75, color=colour, marker=shape, label=family)
+                ax.scatter(*zip(*both, strict=True), s=22, alpha=0.8, color=colour, marker=shape, label=family)
             if one:
                 ax.scatter(*zip(*one, strict=True), s=30, facecolors="none", edgecolors=colour, marker=shape,
                            label=None if both else family)
@@ -174,43 +322,108 @@ def scatter(summary: Summary, first: str, second: str) -> str:
         ax.text(low, lost, "unsolved", color=UNSOLVED, fontsize=8, ha="left", va="center")
         ax.set_xlabel(f"{first}, s")
         ax.set_ylabel(f"{second}, s")
-        ax.set_title(f"{first} vs {second} (hollow: one left it unsolved)")
+        ax.set_title(f"{first} vs {second} (hollow: one left it unsolved)", fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8, frameon=False)
-        return _svg(figure)
+        ax.legend(fontsize=8, frameon=False, title="family", title_fontsize=8)
+        return figure
 
 
 MAX_SCORE_PANELS = 6  # the score-over-time plot draws the largest size classes when there are more
 
 
-def scores_over_time(scores: Scores, limit: float) -> str:
-    """Best score (share of the maximum) against seconds, a step line per run coloured by backend, a panel per
-    size class (the largest ``MAX_SCORE_PANELS``); ``limit`` is where a line without a later step ends."""
+@dataclass(frozen=True)
+class ScoreLine:
+    """One backend's mean share of the maximum score (%) over the runs of a size class, against seconds:
+    from the time every run had a board to the last run's end."""
+
+    backend: str
+    times: list[float]
+    shares: list[float]
+    runs: int
+
+
+def score_lines(scores: Scores, family: str, size: str, limit: float) -> list[ScoreLine]:
+    """The mean-share step line of each backend in one size class (runs without a checked board left out)."""
+    lines = []
+    for backend in scores.backends:
+        curves = []
+        for run in scores.runs:
+            if (run.family, run.size, run.backend) != (family, size, backend) or run.category != "correct":
+                continue
+            if not run.history or not run.max_score:
+                continue
+            times = [max(t, 1e-3) for t, _ in run.history]
+            shares = [100 * s / run.max_score for _, s in run.history]
+            end = max(run.time, times[-1], limit if run.status != "solved" else times[-1])
+            curves.append((times, shares, end))
+        if not curves:
+            continue
+        start = max(c[0][0] for c in curves)
+        end = max(c[2] for c in curves)
+        grid = sorted({start, end, *(t for c in curves for t in c[0] if t > start)})
+
+        def at(curve: tuple[list[float], list[float], float], t: float) -> float:
+            return next(s for time, s in zip(reversed(curve[0]), reversed(curve[1]), strict=True) if time <= t)
+
+        lines.append(ScoreLine(backend, grid, [sum(at(c, t) for c in curves) / len(curves) for t in grid],
+                               len(curves)))
+    return lines
+
+
+def score_floor(lowest: float) -> float:
+    """The score axis's lower end: a little below the lowest share drawn, to a whole per cent (never 0 when
+    the shares are high: the differences live in the top few per cent)."""
+    return max(0.0, math.floor(lowest - max(1.0, 0.1 * (100 - lowest))))
+
+
+def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None = None) -> Any:
+    """Mean best score (share of the maximum) against seconds, a step line per backend, a panel per size class
+    (the largest ``MAX_SCORE_PANELS``); ``limit`` is where a run without a later step ends."""
     matplotlib = _matplotlib()
     classes = scores.classes[-MAX_SCORE_PANELS:]
-    palette = {b: _PALETTE[i % len(_PALETTE)] for i, b in enumerate(scores.backends)}
+    style = style or styles(scores.backends)
     with matplotlib.rc_context(_STYLE):
-        figure = _figure(min(4.2 * len(classes), 13), 3.6)
+        figure = _figure(min(4.2 * len(classes), 13) + 1.8, 3.6)
         axes = figure.subplots(1, len(classes), squeeze=False, sharey=True)[0]
+        drawn: list[str] = []
+        lowest = 100.0
         for ax, (family, size) in zip(axes, classes, strict=True):
-            for run in scores.runs:
-                if (run.family, run.size) != (family, size) or not run.history or not run.max_score:
-                    continue
-                if run.category != "correct":
-                    continue
-                times = [max(t, 1e-3) for t, _ in run.history]
-                shares = [100 * s / run.max_score for _, s in run.history]
-                end = max(run.time, times[-1], limit if run.status != "solved" else times[-1])
-                ax.step([*times, end], [*shares, shares[-1]], where="post", color=palette[run.backend], lw=1.2,
-                        alpha=0.7, label=run.backend)
+            lines = score_lines(scores, family, size, limit)
+            widths = stacked_widths([(line.times, line.shares) for line in lines], log=False)
+            for order, (line, width) in enumerate(zip(lines, widths, strict=True)):
+                s = style[line.backend]
+                ax.step([*line.times], [*line.shares], where="post", color=s.colour, ls=s.dashes, label=line.backend,
+                        lw=width, zorder=2 + order)
+                drawn.append(line.backend)
+                lowest = min(lowest, *line.shares)
+            runs = max((line.runs for line in lines), default=0)
             ax.set_xscale("log")
-            ax.set_title(f"{family} {size}")
+            ax.set_title(f"{family} {size} ({runs} run{'s' if runs != 1 else ''} each)", fontsize=9)
             ax.set_xlabel("seconds (log)")
             ax.grid(True, which="major", alpha=0.3)
-        axes[0].set_ylabel("best score, % of the maximum")
-        shown: dict[str, Any] = {}
-        for ax in axes:
-            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-                shown.setdefault(label, handle)
-        figure.legend(list(shown.values()), list(shown), loc="outside right upper", fontsize=8, frameon=False)
-        return _svg(figure)
+        axes[0].set_ylim(score_floor(lowest), 100.5)
+        axes[0].set_ylabel("mean best score, % of the maximum")
+        backends = [b for b in scores.backends if b in drawn]
+        figure.legend([_handle(style[b], marker="") for b in backends], backends, loc="outside right upper",
+                      fontsize=8, frameon=False, title="backend", title_fontsize=8)
+        return figure
+
+
+# -- SVG text for the page --------------------------------------------------------------------------------
+
+def scaling(summary: Summary, style: dict[str, Style] | None = None) -> str | None:
+    """The scaling plot as SVG (None: no family has two sizes)."""
+    figure = scaling_figure(summary, style)
+    return svg(figure) if figure is not None else None
+
+
+def cactus(summary: Summary, style: dict[str, Style] | None = None) -> str:
+    return svg(cactus_figure(summary, style))
+
+
+def scatter(summary: Summary, first: str, second: str) -> str:
+    return svg(scatter_figure(summary, first, second))
+
+
+def scores_over_time(scores: Scores, limit: float, style: dict[str, Style] | None = None) -> str:
+    return svg(scores_figure(scores, limit, style))

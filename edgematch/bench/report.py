@@ -8,6 +8,7 @@ Both open with correctness (wrong answers first, then errors), then the headline
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,9 +158,12 @@ def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
 
 # -- Markdown ---------------------------------------------------------------------------------------------
 
-def markdown(summary: Summary) -> str:
+def markdown(summary: Summary, database: Path | None = None) -> str:
+    """The Markdown report; ``database`` (the results file it comes from) is named under the title."""
     s = summary.session
     lines = [f"# edgematch bench: session {s.id}, suite `{s.suite.name}`", ""]
+    if database is not None:
+        lines += [f"Database: `{database_text(database)}`, session {s.id}.", ""]
     if s.suite.description:
         lines += [s.suite.description, ""]
     repeats = f", each cell {s.suite.repeat} times" if s.suite.repeat > 1 else ""
@@ -329,21 +333,23 @@ def heat(st: Stats | None, cutoff: float) -> str:
     return f"hsl({120 * (1 - min(max(where, 0.0), 1.0)):.0f} 60% 86%)"
 
 
-def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
+def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Path | None = None) -> str:
+    """The self-contained HTML page (plots inline as SVG); ``database`` is named in its header."""
     try:
         import jinja2
     except ImportError:
         raise MissingDependencyError("the HTML report needs jinja2: pip install 'edgematch[report]'") from None
     environment = jinja2.Environment(loader=jinja2.PackageLoader("edgematch.bench", "templates"),
                                      autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    environment.filters["md"] = inline_markdown
     chosen = pair(summary, scatter) if summary.runs else None
-    figures: dict[str, Any] = {"scaling": plots.scaling(summary) if summary.runs else None,
-                               "cactus": plots.cactus(summary) if summary.runs else None,
-                               "scatter": plots.scatter(summary, *chosen) if chosen else None,
-                               "scores": score_plot(summary)}
+    drawn = figures(summary, chosen)
+    _, single = plots.multi_size_families(summary)
     return environment.get_template("report.html.j2").render(
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
-        figures=figures, pair=chosen, environment=environment_rows(summary), seconds=seconds, heat=heat, mib=mib,
+        figures={name: plots.svg(f) if f is not None else None for name, f in drawn.items()}, pair=chosen,
+        single_size=single if summary.runs else [], database=database_text(database),
+        environment=environment_rows(summary), seconds=seconds, heat=heat, mib=mib,
         spread_text=spread_text, choices=choices(summary), TIMES=TIMES,
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
         per_family=summary.per_family(), PER_FAMILY=PER_FAMILY,
@@ -352,21 +358,85 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None) -> str:
     )
 
 
-def score_plot(summary: Summary) -> str | None:
-    """The score-over-time plot of the session's best runs (SVG text), None without any."""
+def figures(summary: Summary, scatter: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The report's matplotlib figures by name (None where a plot has nothing to show), drawn with one
+    backend -> style table so a backend looks the same in every plot."""
+    style = plots.report_styles(summary)
+    return {"scaling": plots.scaling_figure(summary, style) if summary.runs else None,
+            "cactus": plots.cactus_figure(summary, style) if summary.runs else None,
+            "scatter": plots.scatter_figure(summary, *scatter) if scatter and summary.runs else None,
+            "scores": score_figure(summary, style)}
+
+
+def score_figure(summary: Summary, style: dict[str, plots.Style] | None = None) -> Any | None:
+    """The score-over-time figure of the session's best runs, None without any."""
     if not summary.scores or not summary.scores.classes:
         return None
-    return plots.scores_over_time(summary.scores, best_limit(summary))
+    return plots.scores_figure(summary.scores, best_limit(summary), style or plots.report_styles(summary))
+
+
+def score_plot(summary: Summary) -> str | None:
+    """The score-over-time plot of the session's best runs (SVG text), None without any."""
+    figure = score_figure(summary)
+    return plots.svg(figure) if figure is not None else None
+
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def inline_markdown(text: object) -> Any:
+    """The few Markdown constructs the report's text uses (`code`, **bold**) as HTML, everything else
+    escaped: the page shows what the Markdown report means, never markup from a note or a run's message."""
+    from markupsafe import Markup, escape
+
+    escaped = str(escape("" if text is None else str(text)))
+    escaped = _CODE.sub(r"<code>\1</code>", escaped)
+    return Markup(_BOLD.sub(r"<strong>\1</strong>", escaped))
+
+
+def report_folder(database: Path, session: int, root: Path = Path("reports")) -> Path:
+    """Where the report of ``session`` in ``database`` goes by default: ``reports/<database name>/session-N``
+    (``reports/bench/session-1`` for bench.sqlite), so databases never share a folder."""
+    name = Path(database).name
+    stem = Path(database).stem if Path(database).suffix else name
+    return root / (stem or name or "bench") / f"session-{session}"
+
+
+def database_text(database: Path | None) -> str | None:
+    """The database as the report names it: its absolute path (None: not known)."""
+    return None if database is None else str(Path(database).resolve())
+
+
+_NAMED = re.compile(r"^Database: `(?P<path>.*)`, session (?P<session>\d+)\.$", re.MULTILINE)
+
+
+def named_database(folder: Path) -> str | None:
+    """The database a report already in ``folder`` names (None: no report there, or one that names none)."""
+    try:
+        text = (folder / "report.md").read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return None
+    found = _NAMED.search(text)
+    return found["path"] if found else None
 
 
 def write_report(store: Store, session: int | None = None, out: Path | None = None,
                  scatter: tuple[str, str] | None = None) -> Written:
-    """Write ``report.md`` and ``report.html`` for a stored session into ``out`` (default reports/session-N)."""
+    """Write ``report.md`` and ``report.html`` for a stored session into ``out`` (default
+    :func:`report_folder`: reports/<database name>/session-N). A default folder holding the report of another
+    database of the same name is not overwritten (UsageError: give ``out``)."""
     found = store.session(session)
     summary = summarise(found, store.runs(found.id))
     if not summary.every:
         raise UsageError(f"{store.path}: session {found.id} has no finished runs to report")
-    out = out or Path("reports") / f"session-{found.id}"
+    database = Path(store.path)
+    if out is None:
+        out = report_folder(database, found.id)
+        other = named_database(out)
+        if other is not None and other != database_text(database):
+            raise UsageError(f"{out} holds the report of session {found.id} of another database ({other}); "
+                             "give the report a folder of its own with -o FOLDER")
     if out.exists() and not out.is_dir():
         raise FormatError("not a folder: the report is written into a folder (report.md, report.html)", out)
     try:
@@ -374,14 +444,15 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
     except OSError as exc:
         raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
     written = Written(out / "report.md", None)
-    save(written.markdown, markdown(summary))
+    save(written.markdown, markdown(summary, database))
     if summary.scores and summary.scores.classes:
         try:
-            save(out / "scores.svg", score_plot(summary) or "")
+            figure = score_figure(summary)
+            save(out / "scores.svg", plots.svg(figure) if figure is not None else "")
         except MissingDependencyError as exc:
             written.problem = str(exc)
     try:
-        page = html(summary, scatter)
+        page = html(summary, scatter, database)
     except MissingDependencyError as exc:
         written.problem = str(exc)
     else:

@@ -1,0 +1,207 @@
+"""The report's plots tell the truth at a glance (issue 22, item 4): one colour per backend in every plot, a
+cell solved 0/3 or 2/3 marked as such (never drawn as a fast point), no scaling panel for a family of one size,
+coinciding cactus lines told apart, and a score axis zoomed to where the scores are.
+
+The session is synthetic (stored runs with chosen times), so every case is there and the test takes a second:
+- ``cpsat:table`` and ``sat:glucose4`` solve nothing of framed 6x6 (0/3), ``sat:cadical195`` 2 of 3 (fast);
+- ``native`` and ``native:dfs`` have identical times everywhere (their cactus lines coincide);
+- ``e2`` has one size; ``e2-best`` is a best-score family whose scores are all above 90%.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
+
+from matplotlib.colors import to_hex  # noqa: E402
+
+from edgematch.bench import plots  # noqa: E402
+from edgematch.bench.report import figures, html, write_report  # noqa: E402
+from edgematch.bench.runner import RunRecord  # noqa: E402
+from edgematch.bench.store import Store  # noqa: E402
+from edgematch.bench.suite import parse_suite  # noqa: E402
+from edgematch.bench.summary import VIRTUAL_BEST, summarise  # noqa: E402
+
+SUITE = """
+name = "plots"
+task = "first"
+timeout = 2.0
+seeds = [1, 2, 3]
+backends = ["sat:cadical195", "native", "cpsat:table", "native:dfs", "sat:glucose4"]
+
+[[family]]
+name = "framed"
+sizes = [4, 5, 6]
+framed = true
+
+[[family]]
+name = "unframed"
+sizes = [4, 6]
+
+[[family]]
+name = "e2"
+sizes = [5]
+
+[[family]]
+name = "e2-best"
+like = "e2"
+sizes = [4, 5]
+task = "best"
+timeout = 2.0
+backends = ["native", "sat:cadical195"]
+"""
+LOST = {("framed", "6x6", "cpsat:table"), ("framed", "6x6", "sat:glucose4")}  # 0/3
+PARTIAL = ("framed", "6x6", "sat:cadical195")  # 2/3: seed 3 unsolved, the others fast
+
+
+def _time(family: str, size: str, backend: str, seed: int) -> float | None:
+    """The chosen time of a run, None for unsolved."""
+    tiles = int(size.split("x")[0]) ** 2
+    if (family, size, backend) in LOST or ((family, size, backend) == PARTIAL and seed == 3):
+        return None
+    if (family, size, backend) == PARTIAL:
+        return 0.002 * seed  # faster than everyone: it must not look fastest
+    base = {"native": 0.01, "native:dfs": 0.01, "sat:cadical195": 0.03, "cpsat:table": 0.08,
+            "sat:glucose4": 0.05}[backend]
+    return base * tiles / 16 * (1 + 0.1 * seed)
+
+
+def _best_run(instance, backend: str) -> RunRecord:
+    width = int(instance.size.split("x")[0])
+    top = 2 * width * (width - 1)
+    steps = {"native": [(0.01, top - 3), (0.2, top - 1), (1.0, top)],
+             "sat:cadical195": [(0.05, top - 2), (0.5, top - 1)]}[backend]
+    final = steps[-1][1]
+    return RunRecord(instance.key, backend, "best", "solved" if final == top else "timeout", "done", "correct",
+                     2.0, 2.0 if final < top else steps[-1][0], family=instance.family, size=instance.size,
+                     tiles=instance.tiles, fingerprint="f" * 16, score=final, max_score=top, history=steps)
+
+
+def make_session(path: Path) -> Path:
+    """A results database at ``path`` holding the synthetic session 1 (see the module docstring)."""
+    suite = parse_suite(SUITE)
+    with Store(path) as store:
+        number = store.new_session(suite, "plots", 1, {})
+        for instance in suite.instances:
+            for backend in instance.backends or suite.backends:
+                if suite.task_of(instance) == "best":
+                    store.add_run(number, _best_run(instance, backend))
+                    continue
+                t = _time(instance.family, instance.size, backend, instance.seed)
+                store.add_run(number, RunRecord(
+                    instance.key, backend, "first", "solved" if t is not None else "timeout",
+                    "done" if t is not None else "timeout", "correct" if t is not None else "timeout",
+                    (t or 2.0) + 0.05, t if t is not None else 2.0, family=instance.family, size=instance.size,
+                    tiles=instance.tiles, fingerprint="f" * 16))
+        store.close_session(number, 12.0, True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def summary(tmp_path_factory):
+    db = make_session(tmp_path_factory.mktemp("plots") / "plots.sqlite")
+    with Store(db) as store:
+        return summarise(store.session(1), store.runs(1))
+
+
+@pytest.fixture(scope="module")
+def drawn(summary):
+    return figures(summary, ("native", "sat:cadical195"))
+
+
+def _legend(legend) -> dict[str, str]:
+    """label -> colour of a legend's entries."""
+    return {text.get_text(): to_hex(handle.get_color())
+            for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True)}
+
+
+def _line_colours(figure) -> set[str]:
+    return {to_hex(line.get_color()) for ax in figure.axes for line in ax.get_lines() if len(line.get_xdata())}
+
+
+def _marks(figure, kind: str) -> dict[str, list]:
+    """gid -> the offsets of the marks of one kind (unsolved, partial, solved)."""
+    return {c.get_gid(): c.get_offsets().tolist() for ax in figure.axes for c in ax.collections
+            if (c.get_gid() or "").startswith(kind + "-")}
+
+
+def test_every_plot_gives_a_backend_the_same_colour_and_its_legend_lists_the_backends(summary, drawn):
+    expected = plots.colours(summary)
+    scaling, cactus, scores = drawn["scaling"], drawn["cactus"], drawn["scores"]
+    legends = {"scaling": _legend(scaling.legends[0]), "cactus": _legend(cactus.axes[0].get_legend()),
+               "scores": _legend(scores.legends[0])}
+    assert list(legends["scaling"]) == summary.backends
+    assert list(legends["cactus"]) == [*summary.backends, VIRTUAL_BEST]
+    assert list(legends["scores"]) == summary.scores.backends == ["sat:cadical195", "native"]
+    for name, legend in legends.items():
+        for backend, colour in legend.items():
+            assert colour == expected[backend], (name, backend)
+    # the colours follow the sorted names, not the plan order: the same in any report of these backends
+    assert expected == plots.colours(summary) and expected["cpsat:table"] == plots.styles(["native",
+                                                                                            "cpsat:table"])[
+        "cpsat:table"].colour
+    assert len({expected[b] for b in summary.backends}) == len(summary.backends)
+    # every drawn line is in a legend colour (no line matches no legend entry)
+    for name in ("scaling", "cactus", "scores"):
+        drawn_colours = {c for c in _line_colours(drawn[name]) if c not in ("#999999", "#b3261e")}
+        assert drawn_colours <= set(legends[name].values()), name
+
+
+def test_unsolved_and_partly_solved_cells_carry_their_marks(summary, drawn):
+    figure = drawn["scaling"]
+    lost = _marks(figure, "unsolved")
+    assert set(lost) == {plots.gid("unsolved", b, f, s) for f, s, b in LOST}
+    places = [tuple(points[0]) for points in lost.values()]
+    assert len(set(places)) == 2, "two backends unsolved at one size drawn as one mark"
+    assert all(y > 2 * summary.cutoff for _, y in places)  # in the band above every PAR2 figure
+    (partial,) = _marks(figure, "partial").values()
+    assert partial[0][1] >= summary.cutoff * 2 / 3  # at its PAR2 figure, not the median of its fast runs
+    texts = {t.get_text() for ax in figure.axes for t in ax.texts}
+    assert {"2/3", "0/3", "unsolved"} <= texts
+    partial_mark = next(c for ax in figure.axes for c in ax.collections if c.get_gid().startswith("partial-"))
+    assert (partial_mark.get_facecolor()[0][:3] == 1).all()  # hollow (white inside)
+
+
+def test_a_family_of_one_size_has_no_scaling_panel(summary, drawn):
+    titles = [ax.get_title() for ax in drawn["scaling"].axes if ax.get_visible()]
+    assert titles == ["framed", "unframed"]
+    assert plots.multi_size_families(summary) == (["framed", "unframed"], ["e2"])
+    page = html(summary)
+    assert "Family of one size (e2)" in page
+
+
+def test_coinciding_cactus_lines_stay_apart(drawn):
+    lines = {line.get_label(): line for line in drawn["cactus"].axes[0].get_lines()}
+    same, other = lines["native"], lines["native:dfs"]
+    assert list(same.get_ydata()) == list(other.get_ydata())  # the case: identical times
+    assert same.get_linewidth() > other.get_linewidth() and same.get_zorder() < other.get_zorder()
+    assert same._unscaled_dash_pattern != other._unscaled_dash_pattern  # dash patterns (no public getter)
+    assert same.get_marker() != other.get_marker()
+    assert same.get_markevery() != other.get_markevery()
+    lone = lines["cpsat:table"]  # a line on its own keeps the base width
+    assert lone.get_linewidth() == plots.BASE_WIDTH < other.get_linewidth() + 0.01 < same.get_linewidth()
+
+
+def test_the_score_axis_zooms_to_the_scores(drawn):
+    figure = drawn["scores"]
+    low, high = figure.axes[0].get_ylim()
+    shares = [y for ax in figure.axes for line in ax.get_lines() for y in line.get_ydata()]
+    assert min(shares) > 80 and 50 < low < min(shares) and high >= 100
+    assert len([line for line in figure.axes[0].get_lines()]) == 2  # one line per backend, not per run
+    assert plots.score_floor(100) > 95 and plots.score_floor(10) == 1
+
+
+def test_the_svg_carries_the_same_colours_and_marks(summary, tmp_path):
+    db = make_session(tmp_path / "again.sqlite")
+    with Store(db) as store:
+        page = write_report(store, out=tmp_path / "report").html.read_text()
+    expected = plots.colours(summary)
+    for backend in summary.backends:
+        assert expected[backend] in page
+    assert re.search(r'id="unsolved-cpsat:table-framed-6x6"', page)
+    assert re.search(r'id="partial-sat:cadical195-framed-6x6"', page)
