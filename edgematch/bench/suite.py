@@ -270,8 +270,9 @@ class Overrides:
             data["repeat"] = self.repeat
         families = []
         given = data.get("family") or []
-        if not isinstance(given, list) or not all(isinstance(g, dict) for g in given):
-            return data  # not [[family]] tables: parse_suite names the key and its line
+        if not isinstance(given, list) or not all(isinstance(g, dict) and isinstance(g.get("name"), str)
+                                                  for g in given):
+            return data  # not [[family]] tables with names: parse_suite names the key and its line
         unknown = [f for f in self.families if f not in [g.get("name") for g in given]]
         if unknown:
             names = ", ".join(str(g.get("name")) for g in given) or "none"
@@ -331,16 +332,19 @@ def _number(text: str) -> int | str:
     return int(text) if re.fullmatch(r"[0-9]{1,9}", text) else text
 
 
-def _locate(text: str, key: str, family: str | None = None, value: str | None = None) -> int | None:
-    """The line of ``key`` (in the ``[[family]]`` table named ``family``, at ``value`` in its list), or None."""
+def _locate(text: str, key: str, family: str | int | None = None, value: str | None = None) -> int | None:
+    """The line of ``key`` (in the ``[[family]]`` table named ``family``, or the table at that index when the
+    family has no usable name; at ``value`` in its list), or None."""
     start = 0
-    if family is not None:
+    headers = [m.start() for m in re.finditer(r"^\s*\[\[\s*family\s*\]\]", text, re.M)]
+    if isinstance(family, int):
+        start = headers[family] if family < len(headers) else 0
+    elif family is not None:
         named = re.search(rf"^\s*name\s*=\s*[\"']{re.escape(family)}[\"']", text, re.M)
-        headers = [m.start() for m in re.finditer(r"^\s*\[\[\s*family\s*\]\]", text, re.M)]
         before = [h for h in headers if named is None or h < named.start()]
         start = before[-1] if before else 0
     if key == "family":
-        match = re.compile(r"^\s*\[\[\s*family\s*\]\]", re.M).search(text, start)
+        match = re.compile(r"^\s*(\[\[\s*family\s*\]\]|family\s*=)", re.M).search(text, start)
     else:
         match = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(text, start)
         if match and value is not None:
@@ -435,7 +439,8 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("family", "at least one [[family]] table is needed")
     if not isinstance(families, list) or not all(isinstance(f, dict) for f in families):
         raise fail("family", f"must be [[family]] tables, got {_got(families)}")
-    instances = [inst for family in families for inst in _family(family, seeds, fail, backends)]
+    instances = [inst for index, family in enumerate(families)
+                 for inst in _family(family, seeds, fail, backends, index)]
     keys = [i.key for i in instances]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:
@@ -451,8 +456,21 @@ def _got(value: Any) -> str:
         return quoted(value)
     kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "a list"), (dict, "a table"))
     kind = next((word for cls, word in kinds if isinstance(value, cls)), "a date or time")
-    shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    shown = _toml_text(value)
     return f"{shown if len(shown) <= 40 else shown[:40] + '…'} ({kind})"
+
+
+def _toml_text(value: Any) -> str:
+    """``value`` as a TOML file would write it (``[true, "a"]``, ``{a = 1}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def _backend_problem(name: str) -> str | None:
@@ -469,14 +487,15 @@ def _backend_problem(name: str) -> str | None:
     return None
 
 
-def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list[str]) -> list[Instance]:
+def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list[str], index: int = 0
+            ) -> list[Instance]:
     unknown = set(family) - _FAMILY_KEYS
     if unknown:
         raise fail(sorted(unknown)[0], f"unknown family setting (known: {', '.join(sorted(_FAMILY_KEYS))})")
     name = family.get("name")
     if not isinstance(name, str) or not name:
         raise fail("name", "every [[family]] needs a name (a non-empty string)" +
-                   ("" if name is None else f", got {_got(name)}"))
+                   ("" if name is None else f", got {_got(name)}"), index)
     sizes = family.get("sizes")
     if not isinstance(sizes, list) or not sizes:
         raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed, got "
