@@ -5,6 +5,8 @@ Every error edgematch raises on purpose subclasses :class:`EdgematchError`; anyt
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 
@@ -78,3 +80,14 @@ class BackendError(EdgematchError):
 
 class MissingDependencyError(BackendError):
     """A backend whose library is not installed: says which extra brings it."""
+
+
+class FileMissingError(FormatError, FileNotFoundError):
+    """A file to read that does not exist: a FormatError (``FILE: no such file``, one line on the command
+    line) that is also the ``FileNotFoundError`` Python code expects (``errno`` ENOENT, ``filename`` set)."""
+
+    def __init__(self, path: str | Path, what: str = "no such file"):
+        super().__init__(what, path)
+        self.errno = errno.ENOENT
+        self.strerror = os.strerror(errno.ENOENT)
+        self.filename = str(path)

@@ -446,6 +446,23 @@ FULL = Path("/dev/full")
 needs_full = pytest.mark.skipif(not FULL.exists(), reason="needs /dev/full")
 
 
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every file written from now on meets a full disk: syncing a regular file fails with ENOSPC, as the
+    kernel reports it when the data cannot be stored (a device node is refused before it gets there)."""
+    import errno
+    import stat
+
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
 @pytest.fixture(scope="module")
 def tiny_db(tmp_path_factory):
     """A results database with one finished session: native on two 2x2 boards."""
@@ -460,27 +477,45 @@ def tiny_db(tmp_path_factory):
     return path
 
 
-@needs_full
-def test_export_and_report_onto_a_full_disk(tiny_db, tmp_path):
-    one_line(cli("export", "--db", tiny_db, "-o", FULL, "--to", "csv"), f"{FULL}: ", "cannot write: No space left")
+def test_export_and_report_onto_a_full_disk(tiny_db, tmp_path, full_disk):
+    target = tmp_path / "runs.csv"
+    one_line(cli("export", "--db", tiny_db, "-o", target, "--to", "csv"), f"{target}: ",
+             "cannot write: No space left on device")
     folder = tmp_path / "report"
     folder.mkdir()
-    (folder / "report.md").symlink_to(FULL)  # the folder's disk is full
-    one_line(cli("report", "--db", tiny_db, "-o", folder), f"{folder / 'report.md'}: ",
+    one_line(cli("report", "--db", tiny_db, "-o", folder), f"{folder}{os.sep}",  # the file it was writing
              "cannot write: No space left on device")
-    one_line(cli("report", "--db", tiny_db, "-o", FULL), f"{FULL}: ", "not a folder")
-    one_line(cli("policy", "--db", tiny_db, "-o", FULL), f"{FULL}: ", "cannot write: No space left")
+    a_file = write(tmp_path / "notes.txt", "kept\n")
+    one_line(cli("report", "--db", tiny_db, "-o", a_file), f"{a_file}: ", "not a folder")
+    policy = tmp_path / "policy.toml"
+    one_line(cli("policy", "--db", tiny_db, "-o", policy), f"{policy}: ", "cannot write: No space left")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["notes.txt", "report"]  # no temporary file left
+
+
+def test_every_file_output_onto_a_full_disk(tmp_path, full_disk):
+    puzzle, solution, svg, cnf = (tmp_path / name for name in ("p.em", "p.emsol", "p.svg", "p.cnf"))
+    one_line(cli("generate", "3", "-o", puzzle), f"{puzzle}: ", "cannot write: No space left")
+    one_line(cli("convert", INSECTS, puzzle, "--to", "json"), f"{puzzle}: ", "cannot write: No space left")
+    one_line(cli("render", INSECTS, "-o", svg, "--as", "svg"), f"{svg}: ", "cannot write: No space left")
+    one_line(cli("encode", INSECTS, "--cnf", cnf), f"{cnf}: ", "cannot write: No space left")
+    one_line(cli("solve", INSECTS, "--save", solution), f"{solution}: ", "cannot write: No space left")
+    with pytest.raises(FormatError, match="p.em: cannot write: No space left"):
+        edgematch.write_puzzle(read_puzzle(INSECTS), puzzle, format="native")
+    assert list(tmp_path.iterdir()) == []  # nothing written, no temporary file left
 
 
 @needs_full
-def test_every_file_output_onto_a_full_disk(tmp_path):
-    one_line(cli("generate", "3", "-o", FULL), f"{FULL}: ", "cannot write: No space left")
-    one_line(cli("generate", "3", "-o", tmp_path / "p.em", "--solution", FULL), f"{FULL}: ", "cannot write")
-    one_line(cli("convert", INSECTS, FULL, "--to", "json"), f"{FULL}: ", "cannot write")
-    one_line(cli("render", INSECTS, "-o", FULL, "--as", "svg"), f"{FULL}: ", "cannot write")
-    one_line(cli("encode", INSECTS, "--cnf", FULL), f"{FULL}: ", "cannot write")
-    with pytest.raises(FormatError, match="/dev/full: cannot write"):
+def test_a_device_is_never_written_to(tmp_path):
+    """/dev/full (or any device node, FIFO or link) is refused before anything is written, never replaced."""
+    refused = "cannot write: it is a character device, and edgematch only replaces regular files"
+    one_line(cli("generate", "3", "-o", FULL), f"{FULL}: ", refused)
+    one_line(cli("generate", "3", "-o", tmp_path / "p.em", "--solution", FULL), f"{FULL}: ", refused)
+    one_line(cli("convert", INSECTS, FULL, "--to", "json"), f"{FULL}: ", refused)
+    one_line(cli("render", INSECTS, "-o", FULL, "--as", "svg"), f"{FULL}: ", refused)
+    one_line(cli("encode", INSECTS, "--cnf", FULL), f"{FULL}: ", refused)
+    with pytest.raises(FormatError, match="/dev/full: cannot write: it is a character device"):
         edgematch.write_puzzle(read_puzzle(INSECTS), FULL, format="native")
+    assert FULL.is_char_device()
 
 
 # ----- names that cannot be shown ---------------------------------------------------------------------------

@@ -1,18 +1,19 @@
 """``edgematch best``: the best-score question (the Eternity II one), anytime, with nothing found ever lost.
 
 A live line shows the best score so far, the time and the search rate. Every better board is written to
-``--save`` the moment it is found (to a temporary file renamed over the old one, so a killed process leaves
-the last complete board). On the time limit or Ctrl-C the best board is printed (and saved).
+``--save`` the moment it is found (to a fresh temporary file renamed over the old one, so a killed process
+leaves the last complete board; only a regular file is replaced). A save that fails (a full disk) is one
+warning, and the search goes on. On the time limit or Ctrl-C the best board is printed (and saved).
 
 Exit codes: 0 a board (a full solution or not: ``optimal`` says whether its score is proven the maximum),
-1 no admissible board exists (the tiles cannot fill the frame and hints), 2 bad input, 3 no board within
-the time, 4 the backend failed, 130 interrupted (after printing and saving the best board).
+1 no admissible board exists (the tiles cannot fill the frame and hints), 2 bad input, or ``--save`` could
+not write the best board (it is printed all the same: a script must not take the file for the answer), 3 no
+board within the time, 4 the backend failed, 130 interrupted (after printing and saving the best board).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from edgematch import formats as fmt
-from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
 from edgematch.cli.commands import FormatOpt, emit
 from edgematch.cli.solve import (
     EXIT_FAILED,
@@ -40,34 +41,64 @@ from edgematch.cli.solve import (
     interruptible,
     print_json,
     result_json,
+    show_board,
+    wrote,
 )
 from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError
+from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status
 from edgematch.solvers import best as best_board
 from edgematch.solvers.processes import INTERRUPTED
 
 
 class Keeper:
-    """The best board so far, saved to ``path`` (when given) as soon as it is found."""
+    """The best board so far, saved to ``path`` (when given) as soon as it is found.
+
+    A save that fails (a full disk) does not stop the search: the board stays here to be printed at the end,
+    the file keeps the last board that was written whole, and one warning on stderr names the file and the
+    reason (the first time only; a later board is tried again, so freeing space helps)."""
 
     def __init__(self, puzzle: Puzzle, path: Path | None, save_format: str | None, began: float):
         self.puzzle, self.path, self.save_format, self.began = puzzle, path, save_format, began
         self.board: Solution | None = None
         self.score = -1
         self.history: list[tuple[float, int]] = []
+        self.saved = -1  # the score of the board the file holds (written by this run), -1 for none
+        self.failure: str | None = None  # why the last save failed (None once one succeeds again)
+        self.warned = False
 
     def __call__(self, board: Solution, score: int) -> None:
         if score <= self.score:
             return
         self.board, self.score = board, score
         self.history.append((time.perf_counter() - self.began, score))
-        if self.path is not None:
-            text = fmt.write_solution(board, None, format=self.save_format or fmt.writer_for(
+        self.save()
+
+    def save(self) -> None:
+        """Write the board held to ``path``, whole or not at all (:func:`edgematch.formats.source.save`)."""
+        if self.path is None or self.board is None or self.saved == self.score:
+            return
+        try:
+            fmt.write_solution(self.board, self.path, format=self.save_format or fmt.writer_for(
                 self.path, None, solution=True).name, puzzle=self.puzzle)
-            partial = self.path.with_name(self.path.name + ".partial")
-            partial.write_text(text)
-            os.replace(partial, self.path)
+        except EdgematchError as exc:
+            self.failure = str(exc)
+            if not self.warned:
+                self.warned = True
+                err.print(Text.assemble(("edgematch: warning: ", "bold yellow"), self.failure, "; the search goes "
+                                        "on, and the best board is printed at the end"), soft_wrap=True,
+                          highlight=False)
+            return
+        self.saved, self.failure = self.score, None
+
+    def unsaved(self) -> str | None:
+        """The line to end with when the best board is not in the file (None when it is, or none was asked)."""
+        if self.path is None or self.board is None or self.failure is None:
+            return None
+        kept = (f"{self.path} keeps the board of score {self.saved}" if self.saved >= 0
+                else f"{self.path} was not written")
+        return f"{self.failure}: the best board (score {self.score}) is printed above; {kept}"
 
 
 @contextlib.contextmanager
@@ -130,12 +161,22 @@ def _summary(result: Result) -> Table:
     return table
 
 
-def best_json(result: Result, url: str | None) -> dict[str, Any]:
-    """``--json``: the solve result's fields plus score, maximum, optimal, history and the viewer link."""
+def final_exit_code(result: Result, keeper: Keeper) -> int:
+    """:func:`best_exit_code`, except that a run whose best board ``--save`` could not write exits 2 where it
+    would exit 0 (the board is printed, but the file a script asked for does not hold it)."""
+    code = best_exit_code(result)
+    return EXIT_USAGE if code == 0 and keeper.unsaved() is not None else code
+
+
+def best_json(result: Result, url: str | None, keeper: Keeper | None = None) -> dict[str, Any]:
+    """``--json``: the solve result's fields plus score, maximum, optimal, history, the viewer link and,
+    with ``--save``, ``save_error`` (why the best board is not in the file, or null)."""
     data = result_json(result)
-    data["exit_code"] = best_exit_code(result)
+    data["exit_code"] = best_exit_code(result) if keeper is None else final_exit_code(result, keeper)
     data.update(score=result.score, max_score=result.max_score, optimal=result.optimal,
                 history=[[round(t, 6), s] for t, s in result.history], url=url)
+    if keeper is not None and keeper.path is not None:
+        data["save_error"] = keeper.unsaved()
     return data
 
 
@@ -147,7 +188,9 @@ def best_cmd(
     workers: WorkersOpt = 1,
     option: OptionOpt = None,
     save: Annotated[Path | None, typer.Option(
-        "--save", help="Write every better board to this file as soon as it is found (.emsol, .json, .sol).")] = None,
+        "--save", help="Write every better board to this file as soon as it is found (.emsol, .json, .sol); "
+        "a regular file is replaced whole, anything else there is refused. If a save fails (a full disk), the "
+        "search goes on with one warning, the board is printed at the end and the exit code is 2.")] = None,
     save_format: Annotated[str | None, typer.Option(
         "--save-format", help="Format of --save (e.g. e2dev: the eternity2.dev board document).")] = None,
     render: Annotated[Render | None, typer.Option("--render", help="Draw the best board.")] = None,
@@ -172,6 +215,9 @@ def best_cmd(
             raise UsageError(f"--url: {why}")
         if save_format is not None:
             fmt.writer_for(None, save_format, solution=True)  # an unknown format fails before the search
+        for target in (save, output):
+            if target is not None:
+                writable(target)  # so does a --save or -o that is a folder, link or device, or in no folder
         if render is not None and render is not Render.ascii and output is None:
             raise typer.BadParameter(f"--render {render.value} needs -o FILE")
         keeper = Keeper(puzzle, save, save_format, time.perf_counter())
@@ -195,18 +241,23 @@ def best_cmd(
             emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(
                 puzzle, board) if render is Render.svg else draw.render_png(puzzle, board), output)
         if as_json:
-            print_json(best_json(result, link))
-            raise typer.Exit(best_exit_code(result))
+            print_json(best_json(result, link, keeper))
+            raise typer.Exit(final_exit_code(result, keeper))
         if board is not None and (render is None or render is Render.ascii and output is None):
-            out.print(draw.render_terminal(puzzle, board))
+            show_board(puzzle, board)
         out.print(_summary(result))
         if link:
             out.print(Text.assemble(("view: ", "bold"), link), soft_wrap=True, highlight=False)
-        if save is not None and board is not None:
-            out.print(f"saved to {save}", highlight=False)
-        code = best_exit_code(result)
+        unsaved = keeper.unsaved()
+        if board is not None and render is not None and output is not None:
+            wrote("board drawn to", output)
+        if save is not None and board is not None and unsaved is None:
+            wrote("saved to", save)
+        code = final_exit_code(result, keeper)
         if code == EXIT_FAILED:
             err.print(Text.assemble(("edgematch: ", "bold red"), result.message or f"{result.backend} failed"),
                       soft_wrap=True, highlight=False)
+        if unsaved is not None:
+            err.print(Text.assemble(("edgematch: ", "bold red"), unsaved), soft_wrap=True, highlight=False)
         if code:
             raise typer.Exit(code)

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from edgematch import formats as fmt
-from edgematch.cli.app import EXIT_INVALID, app, out, reported
+from edgematch.cli.app import EXIT_INVALID, app, err, out, reported
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
 from edgematch.core.generator import FAMILIES, GeneratorSpec, generate, preset_conflict, random_tiles
@@ -182,6 +182,7 @@ def render_cmd(
 ) -> None:
     """Draw a puzzle's tiles (in a tray) or a solved board: ASCII, coloured terminal, SVG or PNG."""
     from edgematch import render
+    from edgematch.render.terminal import print_board
 
     with reported():
         puzzle = fmt.read_puzzle(file, format)
@@ -192,7 +193,11 @@ def render_cmd(
         if style is Style.terminal:
             if output is not None:
                 raise UsageError("--as terminal draws in this terminal; for a file use --as ascii, svg or png")
-            out.print(render.render_terminal(puzzle, sol))
+            if sol is None:
+                out.print(render.render_terminal(puzzle))  # a tray wraps at the terminal's width
+            elif note := print_board(out, puzzle, sol):  # a board is never cut
+                err.print(Text.assemble(("edgematch: note: ", "bold yellow"), note, "; to see it whole: --as "
+                                        "ascii -o FILE, or -o FILE.png"), soft_wrap=True, highlight=False)
         elif style is Style.ascii:
             emit(render.render_ascii(puzzle, sol), output)
         elif style is Style.svg:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from enum import StrEnum
@@ -28,8 +29,9 @@ from rich.text import Text
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.cli.commands import FormatOpt, emit
-from edgematch.core.model import Puzzle
+from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 from edgematch.solvers.base import Question, Task
@@ -103,6 +105,22 @@ def live_progress(what: str) -> Iterator[Progress | None]:
                        rate=info["nodes"] / elapsed / 1e6)
 
         yield update
+
+
+def show_board(puzzle: Puzzle, board: Solution) -> None:
+    """Print a board on stdout, never cut: whole lines to a file or a pipe; on a terminal narrower than the
+    board, bands of whole tile columns and a note on stderr saying so and how to see it whole."""
+    from edgematch.render.terminal import print_board
+
+    note = print_board(out, puzzle, board)
+    if note:
+        err.print(Text.assemble(("edgematch: note: ", "bold yellow"), note, "; to see it whole: --render ascii "
+                                "-o FILE, or --render png -o FILE"), soft_wrap=True, highlight=False)
+
+
+def wrote(what: str, path: Path) -> None:
+    """One line saying which file a command wrote (``solution saved to out.emsol``)."""
+    out.print(Text(f"{what} {path}"), soft_wrap=True)
 
 
 def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
@@ -299,6 +317,11 @@ def solve_cmd(
             raise UsageError("--cluster goes with --all (one solution is found on this machine)")
         if as_json and render is not None and output is None:
             raise UsageError("--json writes to stdout; give --render an output file with -o")
+        if render is not None and render is not Render.ascii and output is None:
+            raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+        for target in (save, output):
+            if target is not None:
+                writable(target)  # a folder, link or device there, or no such folder: said before the search
         explained = None
         if explain and as_json:
             explained = _choice(puzzle, backend, "all" if all_ else "first", workers, options)
@@ -320,24 +343,39 @@ def solve_cmd(
                     puzzle, first) if render is Render.svg else draw.render_png(puzzle, first), output)
             print_json(result_json(result, explained))
             raise typer.Exit(exit_code(result))
+        written: list[tuple[str, Path]] = []
         if first is not None:
-            if render is None or render is Render.ascii and output is None:
-                out.print(draw.render_terminal(puzzle, first))
-            elif render is Render.ascii:
-                emit(draw.render_ascii(puzzle, first), output)
-            elif output is None:
-                raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+            if render is None or output is None:
+                show_board(puzzle, first)
             else:
-                emit(draw.render_svg(puzzle, first) if render is Render.svg else draw.render_png(puzzle, first),
-                     output)
+                emit(draw.render_ascii(puzzle, first) if render is Render.ascii else draw.render_svg(
+                    puzzle, first) if render is Render.svg else draw.render_png(puzzle, first), output)
+                written.append(("board drawn to", output))
             if save is not None:
                 fmt.write_solution(first, save, puzzle=puzzle)
+                written.append(("solution saved to", save))
         if all_ and len(result.solutions) > 1:
             for i, solution in enumerate(result.solutions, start=1):
                 cells = " ".join(f"{t}:{r}" for t, r in solution.cells)
                 out.print(f"{i:>6}  {cells}", highlight=False)
         out.print(_summary(result))
+        for what, path in written:
+            wrote(what, path)
+        if not all_ and first is None and result.status is Status.TIMEOUT and result.message != INTERRUPTED:
+            suggest_best(puzzle, file, time_limit)
     _exit(result)
+
+
+def suggest_best(puzzle: Puzzle, file: Path, time_limit: float | None) -> None:
+    """After ``solve`` ran out of time: on a large board (10x10 and up) or a framed one, point to ``edgematch
+    best``, the question such boards are usually asked (the Eternity II kind rarely has a findable solution)."""
+    if puzzle.width * puzzle.height < 100 and puzzle.frame is None:
+        return
+    limit = f" -t {time_limit:g}" if time_limit is not None else ""
+    file_arg = shlex.quote(str(file))
+    err.print(Text.assemble(("edgematch: note: ", "bold yellow"), "no solution found in the time; for the best "
+                            "board (every tile placed, as many seams fitting as found) try ",
+                            (f"edgematch best {file_arg}{limit}", "bold")), soft_wrap=True, highlight=False)
 
 
 @app.command("count")

@@ -4,6 +4,10 @@ A reader gets a :class:`Source`, walks its meaningful lines (comments and blanks
 and raises through :meth:`Source.error`. Model errors raised while building a puzzle are re-raised as
 format errors at the line that produced the offending data (:meth:`Source.build`).
 
+Files are written whole or not at all (:func:`writing`, :func:`save`): through a fresh temporary file
+beside the target renamed over it, replacing only a regular file, so a full disk keeps the old file and a
+planted link or device node is refused rather than written through.
+
 Files are read whole but never more than :data:`MAX_INPUT_BYTES` (64 MiB, far above any puzzle: an
 Eternity II board is 7 KiB), so ``/dev/zero`` or an endless pipe ends in one clear error; a named pipe
 with no writer reads as empty instead of waiting. Numbers are ASCII digits with an optional minus
@@ -12,15 +16,17 @@ with no writer reads as empty instead of waiting. Numbers are ASCII digits with 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, Any, TypeVar
 
 from edgematch.core.model import is_integer_word, parse_integer
-from edgematch.errors import FormatError, PuzzleError, UsageError, quoted
+from edgematch.errors import FileMissingError, FormatError, PuzzleError, UsageError, quoted
 
 T = TypeVar("T")
 
@@ -29,12 +35,14 @@ MAX_INPUT_BYTES = 64 * 2**20
 
 def read_bytes(path: str | Path, what: str = "puzzle file") -> bytes:
     """The bytes of the file at ``path`` (at most ``MAX_INPUT_BYTES``); problems are FormatErrors naming it."""
+    if not isinstance(path, str | os.PathLike):
+        raise UsageError(f"the path of a {what} must be a str or a Path, got {type(path).__name__}")
     p = Path(path)
     try:
         # non-blocking open: a named pipe nobody writes to would otherwise wait forever in open()
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        raise FormatError("no such file", p) from None
+        raise FileMissingError(p) from None
     except IsADirectoryError:
         raise FormatError(f"is a directory, not a {what}", p) from None
     except OSError as exc:
@@ -77,13 +85,100 @@ def read_text(path: str | Path, what: str = "puzzle file") -> str:
     return decode_text(read_bytes(path, what), path, what)
 
 
-def save(path: str | Path, data: str | bytes) -> None:
-    """Write ``data`` (text as UTF-8) to ``path``; a failure, including a full disk, is a FormatError naming it."""
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def writable(path: str | Path) -> os.stat_result | None:
+    """Check that a file can be written at ``path`` before any work is done: its folder exists, and nothing
+    is there or a regular file is (its ``lstat`` is returned; None when nothing is there). Anything else
+    there (a symbolic link, a directory, a FIFO, a device node, a socket) is a FormatError naming ``path``:
+    a write replaces only regular files, so it never writes through a link planted by someone else, nor
+    turns ``/dev/null`` or a pipe into a file."""
+    target = Path(path)
     try:
-        with open(path, "wb") as stream:
-            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+        info = os.lstat(target)
+    except FileNotFoundError:
+        info = None
     except OSError as exc:
-        raise FormatError(f"cannot write: {exc.strerror or exc}", path) from None
+        raise FormatError(f"cannot write: {_reason(exc)}", target) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+        raise FormatError(f"cannot write: it is {kind}, and edgematch only replaces regular files", target)
+    if not target.parent.is_dir():
+        raise FormatError(f"cannot write: there is no folder {str(target.parent)!r}", target)
+    return info
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (``/proc/self/status``)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # elsewhere: read it by setting it (and put it straight back)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def writing(path: str | Path, binary: bool = False, encoding: str = "utf-8") -> Iterator[IO[Any]]:
+    """A stream whose content becomes the file at ``path`` only when the ``with`` block ends without error.
+
+    The stream is a new temporary file beside ``path`` (``tempfile.mkstemp``: a unique name, created with
+    ``O_EXCL``, so a link planted under a guessable name is never followed); it is flushed, synced to disk
+    and renamed over ``path`` in one step. ``path`` must be missing or a regular file (:func:`writable`).
+    On any failure (a full disk included) the temporary file is removed, the old file at ``path`` stays as
+    it was, and a FormatError names ``path`` and the system's reason. The new file keeps the old one's
+    permissions (a new one gets the usual ``0666`` less the umask, as ``open`` would).
+    """
+    target = Path(path)
+    old = writable(target)
+    folder = target.parent
+    try:
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise FormatError(f"cannot write: {_reason(exc)}", target) from None
+    try:
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, stat.S_IMODE(old.st_mode) if old is not None else 0o666 & ~_umask())
+            stream = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding=encoding, newline="\n")
+        except BaseException:
+            os.close(fd)
+            raise
+        with stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        writable(target)  # still nothing but a regular file there (checked again just before the rename)
+        os.replace(temp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise FormatError(f"cannot write: {_reason(exc)}", target) from None
+        raise
+    with contextlib.suppress(OSError):  # the rename itself on disk too (best effort: not every system can)
+        directory = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def save(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all, as :func:`writing` does: only a
+    regular file is replaced, the old file stays on any failure (a full disk included), and the FormatError
+    names ``path``. Every file edgematch writes goes through here."""
+    with writing(path, binary=True) as stream:
+        stream.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 @dataclass(frozen=True)

@@ -93,15 +93,36 @@ def join_row(boxes: Sequence[list[Line]]) -> list[Line]:
     return [[seg for box in boxes for seg in box[part]] for part in range(5)]
 
 
-def board_lines(puzzle: Puzzle, solution: Solution) -> list[Line]:
-    """The solved board: one row of boxes per board row, each showing the labels as placed."""
+def board_width(puzzle: Puzzle) -> int:
+    """The columns a whole board of ``puzzle`` takes (its boxes side by side)."""
+    return BoxShape.for_puzzle(puzzle).width * puzzle.width
+
+
+def band_columns(puzzle: Puzzle, width: int | None) -> int:
+    """How many columns of tiles fit in ``width`` characters (all of them when ``width`` is None, at least 1)."""
+    if width is None:
+        return puzzle.width
+    return max(1, min(puzzle.width, width // BoxShape.for_puzzle(puzzle).width))
+
+
+def board_lines(puzzle: Puzzle, solution: Solution, width: int | None = None) -> list[Line]:
+    """The solved board: one row of boxes per board row, each showing the labels as placed.
+
+    With ``width``, a board wider than that many characters comes in *bands*: the first columns of tiles
+    for every row, then the next ones, each band under a line ``columns 1-10 of 16``; whole tiles, never a
+    cut line (a terminal narrower than the board)."""
     check_solution(puzzle, solution)
     shape = BoxShape.for_puzzle(puzzle)
     grid = solution.grid(puzzle)
+    per_band = band_columns(puzzle, width)
     lines: list[Line] = []
-    for row in range(puzzle.height):
-        cells = grid[row * puzzle.width : (row + 1) * puzzle.width]
-        lines += join_row([tile_box(puzzle, shape, edges) for edges in cells])
+    for first in range(0, puzzle.width, per_band):
+        last = min(puzzle.width, first + per_band)
+        if per_band < puzzle.width:
+            lines.append([(f"columns {first + 1}-{last} of {puzzle.width}", None)])
+        for row in range(puzzle.height):
+            cells = grid[row * puzzle.width + first : row * puzzle.width + last]
+            lines += join_row([tile_box(puzzle, shape, edges) for edges in cells])
     return lines
 
 
@@ -137,5 +158,5 @@ def render_ascii(puzzle: Puzzle, solution: Solution | None = None, width: int | 
     return "\n".join("".join(text for text, _ in line) for line in lines) + "\n"
 
 
-__all__ = ["BoxShape", "Line", "Segment", "board_lines", "render_ascii", "shown",
+__all__ = ["BoxShape", "Line", "Segment", "band_columns", "board_lines", "board_width", "render_ascii", "shown",
            "tile_box", "tray_lines"]

@@ -15,6 +15,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
+from edgematch.formats.source import save
 from edgematch.render.layout import Circle, Label, Layout, Polygon, Rect, build_layout
 
 SUPERSAMPLE = 2
@@ -109,10 +110,7 @@ def render_png(
     image.save(buffer, format="PNG", optimize=True)
     data = buffer.getvalue()
     if path is not None:
-        try:
-            Path(path).write_bytes(data)
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        save(path, data)  # whole or not at all; a FormatError names the file
     return data
 
 

@@ -31,7 +31,6 @@ shape seam clauses the best-score CNF does not have, and are refused for it.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
+from edgematch.formats.source import writable, writing
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 from edgematch.solvers.boards import counted, expanded
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
@@ -224,20 +224,18 @@ def _proof_paths(given: object, solver: str, task: Task) -> tuple[Path, Path] | 
     cnf = path.with_suffix(".cnf")
     if cnf == path:
         raise UsageError(f"proof file {path}: give it another suffix (.drat): the CNF is written as {cnf}")
+    writable(path)  # a link, pipe or device there is refused before the search, not after it
+    writable(cnf)
     return path, cnf
 
 
 def _write(path: Path, lines: Iterable[str]) -> None:
-    """Write whole or not at all (a run killed at its limit leaves no half proof)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with partial.open("w", encoding="ascii") as out:
-            for line in lines:
-                out.write(line)
-                out.write("\n")
-        os.replace(partial, path)
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    """Write whole or not at all (a run killed at its limit leaves no half proof), through the one safe
+    writer: a fresh temporary file renamed over ``path``, which must be missing or a regular file."""
+    with writing(path, encoding="ascii") as out:
+        for line in lines:
+            out.write(line)
+            out.write("\n")
 
 
 def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: str, want: int | None,
