@@ -12,7 +12,8 @@
   "unsolved" strip past the cutoff with a hollow marker. Its points are grey, told apart by family marker:
   colour always means a backend in this report;
 - scores over time (task ``best``): per size class and backend, the mean share of the maximum score over the
-  runs against seconds, one step line per backend; the y axis is zoomed to where the lines are.
+  runs against seconds, one step line per backend; the y axis is zoomed to the band of the final scores (a
+  little below the lowest to 100%): where the differences are; lower early scores enter from below.
 
 Every plot takes one :class:`Style` per backend from :func:`styles`, computed once per report from the sorted
 backend names: a backend has the same colour, marker and dash pattern in every plot (ten colours, seven
@@ -195,6 +196,7 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
                 if points:
                     measured.append((backend, points))
             widths = stacked_widths([([p[0] for p in pts], [p[1] for p in pts]) for _, pts in measured], log=True)
+            labelled: dict[float, list[float]] = {}
             for order, ((backend, points), width) in enumerate(zip(measured, widths, strict=True)):
                 s = style[backend]
                 ax.plot([p[0] for p in points], [p[1] for p in points], color=s.colour, ls=s.dashes, lw=width,
@@ -208,8 +210,11 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
                         continue
                     ax.scatter([x], [y], marker=s.marker, s=34, facecolors="white", edgecolors=s.colour,
                                linewidths=1.4, zorder=4, gid=gid("partial", backend, family, size))
-                    ax.annotate(f"{st.solved}/{st.total}", (x, y), xytext=(5, 3), textcoords="offset points",
-                                fontsize=7, color=s.colour, zorder=5)
+                    near = labelled.setdefault(x, [])  # labels of marks close by go one above the other
+                    above = sum(1 for other in near if abs(math.log(other / y)) < 0.25)
+                    near.append(y)
+                    ax.annotate(f"{st.solved}/{st.total}", (x, y), xytext=(5, 3 + 8 * above),
+                                textcoords="offset points", fontsize=7, color=s.colour, zorder=5)
             spread = max(tiles.values()) - min(tiles.values())
             y = UNSOLVED_FACTOR * cutoff
             for size, backends in lost.items():  # side by side in the band, one mark per backend
@@ -220,7 +225,7 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
                                gid=gid("unsolved", backend, family, size))
                 totals = {summary.by_class[(family, size, b)].total for b in backends}
                 ax.annotate(f"0/{totals.pop()}" if len(totals) == 1 else "0 solved", (max(xs), y), xytext=(5, 0),
-                            textcoords="offset points", fontsize=7, color=UNSOLVED, va="center")
+                            textcoords="offset points", fontsize=7, color="#444444", va="center")
             ax.axhline(cutoff, color="#999999", ls="--", lw=0.8)
             ax.axhline(2 * cutoff, color=UNSOLVED, ls=":", lw=0.6, alpha=0.6)
             ax.axhspan(2 * cutoff, 5 * cutoff, color=UNSOLVED, alpha=0.06, lw=0)
@@ -371,8 +376,8 @@ def score_lines(scores: Scores, family: str, size: str, limit: float) -> list[Sc
 
 
 def score_floor(lowest: float) -> float:
-    """The score axis's lower end: a little below the lowest share drawn, to a whole per cent (never 0 when
-    the shares are high: the differences live in the top few per cent)."""
+    """The score axis's lower end: a little below ``lowest`` (the lowest final share of a line), to a whole
+    per cent; never 0 when the scores are high: the differences live in the top few per cent."""
     return max(0.0, math.floor(lowest - max(1.0, 0.1 * (100 - lowest))))
 
 
@@ -395,7 +400,7 @@ def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None =
                 ax.step([*line.times], [*line.shares], where="post", color=s.colour, ls=s.dashes, label=line.backend,
                         lw=width, zorder=2 + order)
                 drawn.append(line.backend)
-                lowest = min(lowest, *line.shares)
+                lowest = min(lowest, line.shares[-1])  # earlier, lower scores enter from below
             runs = max((line.runs for line in lines), default=0)
             ax.set_xscale("log")
             ax.set_title(f"{family} {size} ({runs} run{'s' if runs != 1 else ''} each)", fontsize=9)
