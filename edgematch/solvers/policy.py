@@ -16,6 +16,10 @@ a *user* policy (``policy.toml`` in the user's config directory, or ``--output``
 named by ``$EDGEMATCH_POLICY`` when set, else the user policy when one exists, else the shipped one, and
 names the file it used (``--explain``, and ``policy`` in the result's options). ``$EDGEMATCH_CONFIG_DIR``
 moves the user config directory (tests point it at a temporary one).
+
+A policy file that cannot be used (not UTF-8, not TOML, a missing table or key, a value of the wrong type, a
+backend name this edgematch does not know) is a :class:`PolicyError`: one line naming the file and what is
+wrong, in every command that runs ``auto``.
 """
 
 from __future__ import annotations
@@ -29,13 +33,24 @@ from typing import Any
 
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import Puzzle
-from edgematch.errors import EdgematchError, FormatError, UsageError
+from edgematch.errors import EdgematchError, FormatError, UsageError, quoted
 from edgematch.solvers.base import Task
 
 POLICY_FILE = "policy.toml"
 POLICY_ENV = "EDGEMATCH_POLICY"  # a policy file auto reads (and `edgematch policy` writes) instead
 CONFIG_ENV = "EDGEMATCH_CONFIG_DIR"  # the user config directory, instead of the platform's
 SHIPPED = "shipped"  # how the result's options name the package's own policy
+
+
+class PolicyError(FormatError):
+    """A policy file ``auto`` cannot use: renders as ``FILE[:LINE]: what is wrong``."""
+
+
+# the keys of a rule: required ones with their type, then optional ones (evidence defaults to "")
+RULE_KEYS: dict[str, type] = {"question": str, "framed": bool, "rule": str, "up_to_tiles": int, "backend": str}
+RULE_OPTIONAL: dict[str, type] = {"rotations": bool, "rim_tight": bool, "confirm": str, "evidence": str}
+RULE_VALUES = {"question": ("first", "count", "best"), "rule": ("same", "signed")}
+_TYPE_WORDS = {str: "a string", bool: "true or false", int: "a whole number", dict: "a table"}
 
 
 @dataclass(frozen=True)
@@ -90,16 +105,38 @@ class Policy:
 
     def choose(self, puzzle: Puzzle, question: str, task: Task | None = None, here: bool = True) -> Choice:
         """The rule for the puzzle and question; with ``task``, rules whose backend cannot honour its
-        options or workers are passed over (so ``auto`` never fails where a measured alternative runs);
-        with ``here`` (the default), so are rules whose backend is not installed here."""
+        options or workers are passed over (so ``auto`` never fails where a measured alternative runs) and
+        the reason says so: the measured rule, the backend it names, why that one cannot, and what runs
+        instead (the rule of another size whose backend can, else the default, else the first backend that
+        can); with ``here`` (the default), rules whose backend is not installed here are passed over too."""
         f = features(puzzle, question)
         measured = self._measured(f)
-        usable = [r for r in measured if not here or (installed(r["backend"]) and _races_fairly(r["backend"]))]
-        mine = sorted((r for r in usable if task is None or _takes(r["backend"], task)), key=lambda r: r["up_to_tiles"])
+        usable = sorted((r for r in measured if not here or (installed(r["backend"]) and _races_fairly(r["backend"]))),
+                        key=lambda r: r["up_to_tiles"])
+        mine = [r for r in usable if task is None or _takes(r["backend"], task)]
         where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
                  f"({self.source.get('generated')}, {self.source.get('cpu')})")
         pooled = bool(measured) and "rotations" not in measured[0]
         fine_rules = any("rotations" in r for r in self.rules)
+        head = f"{f.kind} {f.width}x{f.height}, question {f.question}: "
+
+        def pick(rules: list[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+            covering = [r for r in rules if f.tiles <= r["up_to_tiles"]]
+            return (covering[0], True) if covering else (rules[-1], False)
+
+        def said(rule: dict[str, Any], covers: bool, instead: bool = False) -> str:
+            size = (f"up to {rule['up_to_tiles']} tiles" if covers
+                    else f"up to {rule['up_to_tiles']} tiles (the largest whose backend can)" if instead
+                    else f"beyond the largest measured ({rule['up_to_tiles']} tiles): extrapolated")
+            kind = f.fine_kind if "rotations" in rule else f.kind
+            return f"rule for {kind} boards {size} -> {rule['backend']}; {rule['evidence']} [{where}]"
+
+        passed = ""  # the measured rule whose backend cannot take the task, said first
+        if usable and pick(usable)[0] not in mine:
+            first, covers = pick(usable)
+            refusal = get_backend_refusal(first["backend"], task)
+            passed = (f"the measured {said(first, covers)}; but {first['backend']} cannot take the options or "
+                      f"workers asked for ({refusal}), so auto passes to the next choice: ")
         caveats = "".join([
             f"; no family of this puzzle's finer kind ({f.fine_kind}) was measured: pooled rules"
             if pooled and fine_rules else "" if f.rotations or fine_rules
@@ -108,24 +145,22 @@ class Policy:
             "; rules needing a library that is not installed, or racing two backends on one usable core, were "
             "skipped" if len(usable) < len(measured) else "",
             "; rules whose backend cannot take the options or workers asked for were skipped"
-            if len(mine) < len(usable) else "",
+            if len(mine) < len(usable) and not passed else "",
         ])
-        if not mine:
-            backend, why = self.default, f"the default {self.default}"
-            if task is not None and not _runs(self.default, task, here):
-                backend = _taker(task, here)
-                why = f"the default {self.default} cannot take the options asked for; {backend} can"
-            return Choice(backend, f"no measured rule for {f.kind} boards, question {f.question}: "
-                                   f"{why}{caveats}", self.origin)
-        covering = [r for r in mine if f.tiles <= r["up_to_tiles"]]
-        rule = covering[0] if covering else mine[-1]
-        size = (f"up to {rule['up_to_tiles']} tiles" if covering
-                else f"beyond the largest measured ({rule['up_to_tiles']} tiles): extrapolated")
-        kind = f.fine_kind if "rotations" in rule else f.kind
-        return Choice(rule["backend"], f"{f.kind} {f.width}x{f.height}, question {f.question}: rule for "
-                                       f"{kind} boards {size} -> {rule['backend']}; {rule['evidence']} "
-                                       f"[{where}]{caveats}", self.origin)
-
+        if mine:
+            rule, covers = pick(mine)
+            return Choice(rule["backend"], f"{head}{passed}{said(rule, covers, instead=bool(passed))}{caveats}",
+                          self.origin)
+        backend, why = self.default, f"the default {self.default}"
+        if task is not None and not _runs(self.default, task, here):
+            backend = _taker(task, here)
+            why = f"the default {self.default} cannot take the options asked for; {backend} can"
+        if passed:
+            why = (f"{backend}, the default" if backend == self.default else
+                   f"{backend}, the first backend that can (the default, {self.default}, cannot either)")
+            return Choice(backend, f"{head}{passed}{why}{caveats}", self.origin)
+        return Choice(backend, f"no measured rule for {f.kind} boards, question {f.question}: {why}{caveats}",
+                      self.origin)
 
     def confirm_backend(self, puzzle: Puzzle, question: str) -> str | None:
         """The measured second opinion (fastest backend of another family) of the rule covering the puzzle,
@@ -163,6 +198,13 @@ def _races_fairly(backend: str) -> bool:
     from edgematch.solvers.processes import usable_cores
 
     return usable_cores() >= 2
+
+
+def get_backend_refusal(backend: str, task: Task | None) -> str:
+    """Why ``backend`` cannot run ``task`` as asked, in the backend's own words."""
+    from edgematch.solvers.base import get_backend
+
+    return (get_backend(backend).refusal(task) if task is not None else None) or "it refuses the task"
 
 
 def _takes(backend: str, task: Task) -> bool:
@@ -234,22 +276,111 @@ _cache: dict[tuple[str, int], Policy] = {}
 
 def load_policy(path: str | Path | None = None) -> Policy:
     """The policy in ``path``; without one, the one ``auto`` reads (the user's when it exists, else the one
-    shipped with the package). Re-read when the file changes."""
+    shipped with the package). Re-read when the file changes. A file that is not a usable policy is a
+    :class:`PolicyError` naming it and the problem (see :func:`parse_policy`)."""
     if path is None:
         path = policy_path()
     key = (str(path or ""), Path(path).stat().st_mtime_ns if path is not None else 0)
     if key not in _cache:
         if path is None:
-            text, where = resources.files("edgematch.solvers").joinpath(POLICY_FILE).read_text(), POLICY_FILE
+            data, where = resources.files("edgematch.solvers").joinpath(POLICY_FILE).read_bytes(), POLICY_FILE
         else:
-            text, where = Path(path).read_text(encoding="utf-8"), str(path)
-        try:
-            data = tomllib.loads(text)
-            _cache[key] = Policy(data["source"], data["default"], list(data.get("rule", [])),
-                                 SHIPPED if path is None else str(path))
-        except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
-            raise FormatError(f"not a policy file: {exc}", where) from None
+            data, where = Path(path).read_bytes(), str(path)
+        _cache[key] = parse_policy(data, where, SHIPPED if path is None else str(path))
     return _cache[key]
+
+
+def parse_policy(data: bytes, where: str, origin: str | None = None) -> Policy:
+    """The policy in ``data`` (a file's bytes, read from ``where``), its shape checked: UTF-8 TOML with a
+    ``default`` backend, a ``[source]`` table and ``[[rule]]`` tables of known keys and types naming known
+    backends; anything else is one :class:`PolicyError` naming ``where`` (and the line, when known)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        bad = data[exc.start:exc.start + 1]
+        raise PolicyError(f"not a policy file: not UTF-8 text (byte {exc.start + 1} is {bad!r})", where, line) from None
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"not a policy file: not TOML: {exc}", where) from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # tomllib's own limits (deep nesting, ...)
+        raise PolicyError(f"not a policy file: unreadable TOML ({type(exc).__name__})", where) from None
+
+    def wrong(message: str) -> PolicyError:
+        return PolicyError(f"not a policy file: {message}", where)
+
+    unknown = sorted(set(table) - {"default", "source", "rule"})
+    if unknown:
+        raise wrong(f"unknown key(s) {', '.join(quoted(k) for k in unknown[:5])} (a policy has default, [source] "
+                    "and [[rule]] tables)")
+    for name, kind in (("default", str), ("source", dict)):
+        if name not in table:
+            raise wrong(f"no {name!r} {'key' if kind is str else 'table'}")
+        if not isinstance(table[name], kind):
+            raise wrong(f"{name} must be {_TYPE_WORDS[kind]}, got {_shown(table[name])}")
+    problem = _backend_problem(table["default"])
+    if problem:
+        raise wrong(f"default: {problem}")
+    rules = table.get("rule", [])
+    if not isinstance(rules, list):
+        raise wrong(f"rule must be an array of [[rule]] tables, got {_shown(rules)}")
+    checked = []
+    for number, rule in enumerate(rules, 1):
+        checked.append(_checked_rule(rule, lambda message, n=number: wrong(f"rule {n}: {message}")))
+    return Policy(table["source"], table["default"], checked, origin or where)
+
+
+def _checked_rule(rule: object, wrong: Any) -> dict[str, Any]:
+    """One ``[[rule]]`` table, its keys and types checked (``wrong(message)`` makes the error)."""
+    if not isinstance(rule, dict):
+        raise wrong(f"must be a [[rule]] table, got {_shown(rule)}")
+    unknown = sorted(set(rule) - set(RULE_KEYS) - set(RULE_OPTIONAL))
+    if unknown:
+        raise wrong(f"unknown key(s) {', '.join(quoted(str(k)) for k in unknown[:5])} "
+                    f"(known: {', '.join([*RULE_KEYS, *RULE_OPTIONAL])})")
+    for key, kind in {**RULE_KEYS, **RULE_OPTIONAL}.items():
+        if key not in rule:
+            if key in RULE_KEYS:
+                raise wrong(f"no {key!r} key")
+            continue
+        value = rule[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise wrong(f"{key} must be {_TYPE_WORDS[kind]}, got {_shown(value)}")
+        if key in RULE_VALUES and value not in RULE_VALUES[key]:
+            raise wrong(f"{key} must be one of {', '.join(RULE_VALUES[key])}, got {_shown(value)}")
+    if rule["up_to_tiles"] < 1:
+        raise wrong(f"up_to_tiles must be at least 1, got {rule['up_to_tiles']}")
+    for key in ("backend", "confirm"):
+        problem = _backend_problem(rule[key]) if key in rule else None
+        if problem:
+            raise wrong(f"{key}: {problem}")
+    return {"evidence": "", **rule}
+
+
+def _shown(value: object) -> str:
+    """A TOML value in an error line: its (cut) text and its type, e.g. ``5 (a number)``."""
+    kind = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__)
+    text = quoted(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return f"{text if len(text) <= 60 else text[:60] + '…'} ({kind})"
+
+
+def _backend_problem(spec: str) -> str | None:
+    """Why ``spec`` (a backend as a policy names it) is not a backend this edgematch knows, else None. One
+    that is known but not installed here is fine: ``auto`` passes over it (see :meth:`Policy.choose`)."""
+    from edgematch.errors import MissingDependencyError
+    from edgematch.solvers.base import get_backend
+
+    name, _, sub = spec.partition(":")
+    for one in (sub.split("+") if name == "portfolio" and sub else [spec]):
+        try:
+            get_backend(one)
+        except MissingDependencyError:
+            continue
+        except EdgematchError as exc:
+            return str(exc)
+    return None
 
 
 def choose(puzzle: Puzzle, question: str = "first", task: Task | None = None) -> Choice:
