@@ -1,4 +1,5 @@
-"""Reports from the results database only (nothing is re-run): Markdown and one self-contained HTML page.
+"""Reports from the results database only (nothing is re-run): Markdown and one self-contained HTML page,
+by default in ``reports/<database name>/session-N`` (:func:`report_folder`), each naming its database.
 
 Both open with correctness (wrong answers first, then errors), then the headline table per backend
 (solved/total, PAR2 with its cutoff, median, max, where it was fastest), then per size class, the plots
