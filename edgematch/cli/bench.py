@@ -199,6 +199,10 @@ def bench(
             raise UsageError("--json goes with `edgematch bench list`")
         overrides = replace(_overrides(backends, sizes, colours, seeds, timeout, task, families), repeat=repeat)
         _check_jobs(jobs)
+        if cluster is not None:
+            from edgematch.solvers.cluster import check_cluster
+
+            check_cluster(cluster, reach=True)  # malformed, or no scheduler there: one line, nothing stored
         if resume:
             if overrides != Overrides() or target != "default":
                 raise UsageError("--resume continues a session as it was planned: leave out the suite and the "
