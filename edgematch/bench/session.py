@@ -40,23 +40,33 @@ class Watcher:
 class Estimate:
     """The seconds the remaining runs will take, from what the finished ones cost (stable where a rate-based
     ETA swings: one slow board early on no longer multiplies the rest, nor do fast small boards hide the big
-    ones). A pending run costs:
+    ones). Each run is costed against its own family's cutoff (``suite``: a family may have its own timeout and
+    task). A pending run costs:
 
-    - the cutoff (the wall of the cell kind's unsolved runs), when its backend left a board of its family
-      no larger than this one unsolved: a bigger board will not go faster;
+    - the wall of its backend's unsolved runs on its family, when its backend left a board of its family no
+      larger than this one unsolved: a bigger board will not go faster;
     - else the mean wall of its backend on boards of its family and size, when some finished;
+    - else, for a ``best`` run, its cutoff: a best run ends at its time limit unless it proves the maximum, so
+      what fast runs of other families cost says nothing of it;
     - else the wall at the largest smaller size, times the growth seen between that family's two largest
       measured sizes (at least 1, at most 10 per step), never more than the cutoff;
+    - else the mean wall of the other backends on its family and size (the same puzzles);
     - else its backend's mean wall, else every run's.
+
+    A run under way costs what is left of its expected wall; one that has outlived it is a run of unknown
+    length, expected to last as long again as it has (never past its kill time, never nothing): the estimate
+    is above 0 while any run remains.
     """
 
     MAX_GROWTH = 10.0
+    LEAST = 0.1  # seconds: the least a run still under way is expected to take
 
-    def __init__(self, cutoff: float, grace: float = GRACE_SECONDS, records: list[RunRecord] | None = None):
-        self.cutoff, self.grace = cutoff, grace
+    def __init__(self, cutoff: float, grace: float = GRACE_SECONDS, records: list[RunRecord] | None = None,
+                 suite: Suite | None = None):
+        self.cutoff, self.grace, self.suite = cutoff, grace, suite
         self.walls: dict[tuple[str, str, int], list[float]] = defaultdict(list)
         self.unsolved: dict[tuple[str, str], int] = {}
-        self.unsolved_walls: list[float] = []
+        self.unsolved_walls: dict[tuple[str, str], list[float]] = defaultdict(list)
         for record in records or []:
             self.add(record)
 
@@ -65,19 +75,29 @@ class Estimate:
         if record.termination in ("timeout", "memory") or record.category == "timeout":
             key = (record.backend, record.family)
             self.unsolved[key] = min(self.unsolved.get(key, record.tiles), record.tiles)
-            self.unsolved_walls.append(record.wall)
+            self.unsolved_walls[key].append(record.wall)
+
+    def timeout_of(self, instance: Instance) -> float:
+        """The run's cutoff: its family's, else the suite's."""
+        return self.suite.timeout_of(instance) if self.suite else self.cutoff if instance.timeout is None \
+            else instance.timeout
+
+    def task_of(self, instance: Instance) -> str:
+        return self.suite.task_of(instance) if self.suite else instance.task or "first"
 
     def cost(self, instance: Instance, backend: str) -> float | None:
         """The expected wall seconds of one pending run (None when nothing has finished yet)."""
         if not self.walls:
             return None
-        ceiling = self.cutoff + self.grace
-        timed_out = statistics.fmean(self.unsolved_walls) if self.unsolved_walls else self.cutoff
+        timeout = self.timeout_of(instance)
+        ceiling = timeout + self.grace
         family, tiles = instance.family, instance.tiles
         if self.unsolved.get((backend, family), tiles + 1) <= tiles:
-            return min(timed_out, ceiling)
+            return min(statistics.fmean(self.unsolved_walls[backend, family]), ceiling)
         if (backend, family, tiles) in self.walls:
             return min(statistics.fmean(self.walls[backend, family, tiles]), ceiling)
+        if self.task_of(instance) == "best":
+            return timeout
         sizes = sorted(t for b, f, t in self.walls if (b, f) == (backend, family) and t < tiles)
         if sizes:
             last = statistics.fmean(self.walls[backend, family, sizes[-1]])
@@ -86,20 +106,33 @@ class Estimate:
                 before = statistics.fmean(self.walls[backend, family, sizes[-2]])
                 growth = min(max(last / before if before > 0 else 1.0, 1.0), self.MAX_GROWTH)
             return min(last * growth, ceiling)
+        same = [w for (_, f, t), walls in self.walls.items() if (f, t) == (family, tiles) for w in walls]
         mine = [w for (b, _, _), walls in self.walls.items() if b == backend for w in walls]
         every = [w for walls in self.walls.values() for w in walls]
-        return min(statistics.fmean(mine or every), ceiling)
+        return min(statistics.fmean(same or mine or every), ceiling)
+
+    def left(self, instance: Instance, backend: str, spent: float) -> float | None:
+        """The expected seconds left of a run under way for ``spent`` seconds (see the class docstring)."""
+        expected = self.cost(instance, backend)
+        if expected is None:
+            return None
+        if spent < expected:
+            return expected - spent
+        kill = self.timeout_of(instance) + self.grace - spent
+        return max(min(spent, kill), self.LEAST)
 
     def remaining(self, todo: list[tuple[Instance, str, int]], running: list[tuple[Instance, str, float]],
                   jobs: int) -> float | None:
         """Seconds until the ``todo`` runs and those ``running`` (with seconds spent so far) are done,
         ``jobs`` at a time; None while nothing has been measured."""
         costs = [self.cost(instance, backend) for instance, backend, _ in todo]
-        left = [self.cost(instance, backend) for instance, backend, _ in running]
+        left = [self.left(instance, backend, spent) for instance, backend, spent in running]
         if any(c is None for c in (*costs, *left)):
             return None
-        total = sum(costs) + sum(max(0.0, c - spent) for c, (_, _, spent) in zip(left, running, strict=True))
-        return total / max(1, jobs)
+        return (sum(costs) + sum(left)) / max(1, jobs)  # type: ignore[arg-type]
+
+
+TELL_SECONDS = 1.0  # how often the estimate is renewed while runs are under way (and after each run)
 
 
 class _Interrupts:
@@ -243,7 +276,7 @@ def what_is_left(store: Store, session: int, suite: Suite, watcher: Watcher | No
     todo = pending(store, session, suite, skipped)
     stored = store.runs(session)
     watcher.planned(suite.repeat * len(suite.runs()), stored)
-    return watcher, skipped, todo, Estimate(suite.timeout, grace, stored)
+    return watcher, skipped, todo, Estimate(suite.timeout, grace, stored, suite)
 
 
 def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher: Watcher | None = None,
@@ -256,8 +289,10 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
     began = time.perf_counter()
     stretch = {"load_before": load_average(), "jobs": jobs}
 
+    told = [0.0]
+
     def tell() -> None:
-        now = time.perf_counter()
+        now = told[0] = time.perf_counter()
         watcher.eta(estimate.remaining(todo, [(r.instance, r.backend, now - r.started) for r in running], jobs))
 
     with interrupts.installed():
@@ -283,6 +318,8 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
                 wake = max(0.0, min(soonest - time.perf_counter(), POLL_SECONDS))
                 ready = wait([r.receive for r in running], timeout=wake)
                 now = time.perf_counter()
+                if now - told[0] >= TELL_SECONDS:  # a long run's estimate follows it, never counts down to 0
+                    tell()
                 for handle in running:
                     if handle.receive not in ready:
                         handle.poll()  # measure the tree; kill a run over its memory limit

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sys
 import time
 from collections import Counter
@@ -77,17 +78,26 @@ def _overrides(backends: str | None, sizes: str | None, colours: str | None, see
                      _items(families, "--families"))
 
 
+def eta_text(estimate: float | None, since: float, done: bool) -> str:
+    """The ETA shown: the session's estimate (:class:`edgematch.bench.session.Estimate`, renewed after each
+    run and every second while runs are under way) counted down by the ``since`` seconds since it was made,
+    rounded up; ``eta ?`` until a run has finished, and never ``0:00`` while a run remains (``done`` False)."""
+    if done:
+        return "eta 0:00"
+    if estimate is None:
+        return "eta ?"
+    left = max(1, math.ceil(estimate - since))
+    return (f"eta {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600
+            else f"eta {left // 60}:{left % 60:02d}")
+
+
 class _Eta(ProgressColumn):
-    """The session's estimate of the time left (:class:`edgematch.bench.session.Estimate`), counted down
-    between runs; ``?`` until a run has finished."""
+    """The session's estimate of the time left, as :func:`eta_text` shows it."""
 
     def render(self, task: Any) -> Text:
         estimate, at = task.fields.get("eta"), task.fields.get("eta_at")
-        if estimate is None or at is None:
-            return Text("eta ?", style="progress.remaining")
-        left = max(0, int(estimate - (time.monotonic() - at)))
-        return Text(f"eta {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}" if left >= 3600
-                    else f"eta {left // 60}:{left % 60:02d}", style="progress.remaining")
+        since = 0.0 if at is None else time.monotonic() - at
+        return Text(eta_text(estimate, since, task.finished), style="progress.remaining")
 
 
 @contextlib.contextmanager
@@ -490,7 +500,8 @@ def compare(
     db: DbOpt = DEFAULT_DB,
 ) -> None:
     """What moved between two sessions: slower or faster by more than --factor, or a changed category. Runs
-    are matched by their puzzle's content (fingerprint), never by name alone."""
+    are matched by their puzzle's content (fingerprint), never by name alone; two sessions with no run in
+    common (puzzle, backend and task) are one line and exit 2, as there is nothing to compare."""
     from edgematch.bench.compare import compare as compared
     from edgematch.bench.report import seconds
     from edgematch.bench.store import Store
@@ -506,6 +517,11 @@ def compare(
             raise UsageError(f"sessions {a.id} and {b.id} hold different puzzles under the same name: {shown}{more} "
                              "(fingerprints differ: another generator version or file); their times are not "
                              "comparable. Add --apart to compare the rest and list these separately")
+        if not result.matched:
+            apart_part = f"; {len(result.different)} names stand for different puzzles" if result.different else ""
+            raise UsageError(f"sessions {a.id} and {b.id} have no puzzle and backend in common ({result.only_before} "
+                             f"runs only in session {a.id}, {result.only_after} only in session {b.id}{apart_part}): "
+                             "nothing to compare")
         table = _table(f"session {a.id} -> {b.id}: {len(result.changes)} of {result.matched} matched runs moved "
                        f"(factor {factor:g}, times under {min_time:g} s ignored)")
         for name in ("instance", "backend", "change", f"session {a.id}", f"session {b.id}", "ratio"):
