@@ -266,3 +266,14 @@ def test_compare_of_sessions_with_no_puzzle_in_common_is_one_line(suite_file, tm
     assert result.exit_code == 2
     assert result.output == ("edgematch: sessions 1 and 2 have no puzzle and backend in common (1 runs only in "
                              "session 1, 1 only in session 2): nothing to compare\n")
+
+
+# -- item 5 (command line): each database's reports in their own folder ----------------------------------
+
+def test_benches_of_two_databases_write_two_report_folders(suite_file, tmp_path):
+    for db in ("bench.sqlite", "cluster.sqlite"):
+        result = cli("bench", suite_file, "-b", "native", "--families", "small", "--db", db)
+        assert result.exit_code == 0, result.output
+        assert f"report: reports/{db.removesuffix('.sqlite')}/session-1/report." in result.output
+    assert (tmp_path / "reports" / "bench" / "session-1" / "report.md").is_file()
+    assert (tmp_path / "reports" / "cluster" / "session-1" / "report.md").is_file()

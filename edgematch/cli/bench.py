@@ -176,7 +176,8 @@ def bench(
     session: Annotated[int | None, typer.Option(help="The session --resume continues.")] = None,
     db: DbOpt = DEFAULT_DB,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Report folder "
-                                                "(default reports/session-N).")] = None,
+                                                "(default reports/DB/session-N, DB the database's name, e.g. "
+                                                "reports/bench/session-1).")] = None,
     report: Annotated[bool, typer.Option(help="Write the report when the bench ends.")] = True,
     memory: Annotated[int, typer.Option(min=64, help="Memory limit per run, MiB of resident memory (the run's "
                                         "processes together; address space is not limited).")] = MEMORY_LIMIT_MB,
@@ -464,7 +465,8 @@ def report_command(
     session: SessionArg = None,
     db: DbOpt = DEFAULT_DB,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Folder for report.md and report.html "
-                                                "(default reports/session-N).")] = None,
+                                                "(default reports/DB/session-N, DB the database's name, e.g. "
+                                                "reports/bench/session-1).")] = None,
     scatter: Annotated[str | None, typer.Option(help="The two backends of the scatter plot, A,B "
                                                 "(default: the two best by PAR2).")] = None,
 ) -> None:
