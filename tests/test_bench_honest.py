@@ -4,6 +4,7 @@ changes a family, counts its runs per family, estimates the time left honestly, 
 as plain text (never rich markup), and says so when two sessions have nothing to compare."""
 
 import io
+import json
 import shutil
 import time
 from pathlib import Path
@@ -82,6 +83,8 @@ def test_a_backend_that_cannot_answer_a_family_is_skipped_before_running(suite_f
         assert session.environment["unanswered"] == [{
             "family": "e2-best", "backend": "cpsat:table", "task": "best",
             "why": "cpsat:table has no best-score model; use cpsat (cpsat:bool)"}]
+    (row,) = json.loads(cli("bench", "list", "--json").output)["sessions"]
+    assert row["planned"] == row["stored"] == 3 and row["unanswered"] == session.environment["unanswered"]
 
 
 def test_a_suite_whose_backends_answer_none_of_its_tasks_is_refused(tmp_path):
@@ -229,12 +232,12 @@ def test_markup_in_suite_family_and_path_names_is_printed_as_given(tmp_path, mon
 
 def test_bench_list_reads_a_database_left_running_by_a_markup_named_suite(tmp_path):
     suite = load_suite("smoke", Overrides(backends=("native",), families=("unframed",)))
-    suite = suite.__class__(**{**vars(suite), "name": "[/x]"})
+    suite = suite.__class__(**{**vars(suite), "name": "[/x] a\\"})  # a closing tag, a trailing backslash
     with Store(tmp_path / "b.sqlite") as store:
         store.new_session(suite, "[/x].toml", 1, {"commit": "[/x]"})  # left running, as a crash would leave it
     result = cli("bench", "list", "--db", tmp_path / "b.sqlite")
     assert result.exit_code == 0, result.output
-    assert "[/x]" in result.output and "running" in result.output
+    assert "[/x] a\\ " in result.output and "running" in result.output  # one backslash, as named
 
 
 def test_a_markup_named_backend_is_one_line(tmp_path):

@@ -47,7 +47,8 @@ DEFAULT_DB = Path("bench.sqlite")
 DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing).")]
 SessionArg = Annotated[int | None, typer.Argument(help="Session number (default: the latest).", show_default=False)]
 
-def _table(title: str) -> Table:
+def _table(title: str | Text) -> Table:
+    """A table in the house style; a title naming user things (suites, paths) is a Text, never markup."""
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
 
 
@@ -137,8 +138,8 @@ def _display(jobs: int) -> Iterator:
                 now.remove(label)
             bar.update(task, advance=1, tally=shown(), now=running())
             if record.category in ("wrong", "error"):
-                bar.console.print(f"{_MARKS[record.category]} {escape(label)}: {escape(record.message)}",
-                                  highlight=False)
+                bar.console.print(Text.assemble(Text.from_markup(_MARKS[record.category]),
+                                                f" {label}: {record.message}"), highlight=False, soft_wrap=True)
 
         def eta(seconds: float | None) -> None:
             bar.update(task, eta=seconds, eta_at=time.monotonic())
@@ -275,7 +276,7 @@ def bench(
 def _skipped(skipped: dict[str, str]) -> None:
     """Name each backend left out because its library is missing here, with the extra that brings it."""
     for backend, why in skipped.items():
-        err.print(f"[yellow]skipped[/] {escape(backend)}: {escape(why)}", highlight=False, soft_wrap=True)
+        err.print(Text.assemble(("skipped", "yellow"), f" {backend}: {why}"), highlight=False, soft_wrap=True)
 
 
 def _check_jobs(jobs: int) -> None:
@@ -391,15 +392,15 @@ def _headline(summary: Summary) -> None:
         _scores(summary)
     if not summary.runs:
         return
-    table = _table(f"session {summary.session.id}: {escape(summary.session.suite.name)} "
-                   f"(PAR2 cutoff {summary.cutoff:g} s)")
+    table = _table(Text(f"session {summary.session.id}: {summary.session.suite.name} "
+                        f"(PAR2 cutoff {summary.cutoff:g} s)"))
     for name in ("backend", "solved", "PAR2 (s)", "median", "max", "CPU", "peak RSS", "fastest on", "timeouts",
                  "errors", "wrong"):
         table.add_column(name, justify="left" if name == "backend" else "right")
     for backend, st, fastest in headline_rows(summary):
         c = st.categories
         wrong = f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0"
-        table.add_row(escape(backend), f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
+        table.add_row(Text(backend), f"{st.solved}/{st.total}", f"{st.par2:.3f}", seconds(st.median), seconds(st.max),
                       seconds(st.cpu), mib(st.rss), str(fastest), str(c["timeout"]), str(c["error"]), wrong)
     _wide().print(table)
 
@@ -418,7 +419,7 @@ def _scores(summary: Summary) -> None:
         for backend in scores.backends:
             st = scores.by_class.get((family, size, backend))
             if st:
-                table.add_row(escape(family), escape(size), escape(backend), f"{st.boards}/{st.runs}",
+                table.add_row(Text(family), Text(size), Text(backend), f"{st.boards}/{st.runs}",
                               number(st.mean), number(st.min), number(st.max), number(st.max_score), share(st.share),
                               str(st.proven), seconds(st.reached),
                               f"[magenta]{st.errors}[/]" if st.errors else "0")
@@ -443,20 +444,21 @@ def _list(db: Path, as_json: bool = False) -> None:
                              "repeat": s.suite.repeat, "categories": {k: c[k] for k in _MARKS},
                              "elapsed": round(s.elapsed, 3), "jobs": s.jobs, "commit": s.environment.get("commit"),
                              "skipped": s.environment.get("skipped", {}),
+                             "unanswered": s.environment.get("unanswered", []),
                              "unknown_fingerprints": store.unknown_fingerprints(s.id)})
             sys.stdout.write(json.dumps({"database": str(db), "sessions": rows}, indent=2) + "\n")
             return
-        table = _table(f"bench sessions in {escape(str(db))}")
+        table = _table(Text(f"bench sessions in {db}"))
         for name in ("session", "started", "suite", "state", "runs", "correct", "wrong", "timeout", "error",
                      "benched", "jobs", "commit"):
             table.add_column(name, justify="right" if name in ("session", "runs", "correct", "wrong", "timeout",
                                                                  "error", "jobs", "benched") else "left")
         for s in sessions:
             c = Counter(r.category for r in store.runs(s.id))  # after the agreement check
-            table.add_row(str(s.id), escape(s.started.replace("T", " ")[:19]), escape(s.suite.name), escape(s.state),
+            table.add_row(str(s.id), Text(s.started.replace("T", " ")[:19]), Text(s.suite.name), Text(s.state),
                           f"{s.done}/{s.planned}", str(c["correct"]),
                           f"[bold red]{c['wrong']}[/]" if c["wrong"] else "0", str(c["timeout"]), str(c["error"]),
-                          f"{s.elapsed:.1f} s", str(s.jobs), escape(str(s.environment.get("commit") or "")[:10]))
+                          f"{s.elapsed:.1f} s", str(s.jobs), Text(str(s.environment.get("commit") or "")[:10]))
         _wide().print(table)
 
 
@@ -532,7 +534,7 @@ def compare(
             colour = "red" if c.kind in ("slower", "unsolved now") or c.after.category == "wrong" else "green"
             left = seconds(c.before.time) if c.before.solved else c.before.category
             right = seconds(c.after.time) if c.after.solved else c.after.category
-            table.add_row(escape(c.instance), escape(c.backend), f"[{colour}]{c.kind}[/]", left, right,
+            table.add_row(Text(c.instance), Text(c.backend), f"[{colour}]{c.kind}[/]", left, right,
                           f"{c.ratio:.2f}x" if c.ratio else "")
         _wide().print(table)
         if result.only_before or result.only_after:
@@ -613,15 +615,15 @@ def policy_command(
         from edgematch.solvers.policy import load_policy
 
         rules = load_policy(target).rules
-        table = _table(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {escape(str(db))}")
+        table = _table(Text(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {db}"))
         for name in ("question", "kind", "up to", "backend"):
             table.add_column(name)
         for rule in rules:
             kind = f"{'framed' if rule['framed'] else 'unframed'} {rule['rule']}" + (
                 "" if "rotations" not in rule else ", tiles turn" if rule["rotations"] else ", tiles fixed") + (
                 ", rim colours >= inner" if rule.get("rim_tight") else "")
-            table.add_row(escape(str(rule["question"])), escape(kind), f"{rule['up_to_tiles']} tiles",
-                          escape(str(rule["backend"])))
+            table.add_row(Text(str(rule["question"])), Text(kind), f"{rule['up_to_tiles']} tiles",
+                          Text(str(rule["backend"])))
         _wide().print(table)
         _print_fits(sessions)
         read = "auto reads it" if output is None or target.resolve() == default_policy_path().resolve() else \
@@ -644,8 +646,8 @@ def _print_fits(sessions: list[tuple[Any, list[Any]]]) -> None:
     cross = fit(sessions, cross=True)
     for f in cross:
         own = inside[f.family]
-        table.add_row(escape(f.family), str(f.instances), f"{own.ratio:.2f}x", f"{own.worst:.1f}x", f"{f.ratio:.2f}x",
-                      f"{f.worst:.1f}x", str(f.missed), escape(f.worst_instance))
+        table.add_row(Text(f.family), str(f.instances), f"{own.ratio:.2f}x", f"{own.worst:.1f}x", f"{f.ratio:.2f}x",
+                      f"{f.worst:.1f}x", str(f.missed), Text(f.worst_instance))
     if cross:
         table.add_row("worst family", "", f"{max(inside[f.family].ratio for f in cross):.2f}x",
                       f"{max(inside[f.family].worst for f in cross):.1f}x", f"{max(f.ratio for f in cross):.2f}x",
