@@ -505,7 +505,8 @@ def compare(
 ) -> None:
     """What moved between two sessions: slower or faster by more than --factor, or a changed category. Runs
     are matched by their puzzle's content (fingerprint), never by name alone; two sessions with no run in
-    common (puzzle, backend and task) are one line and exit 2, as there is nothing to compare."""
+    common (puzzle, backend and task) are one line and exit 2, as there is nothing to compare (with --apart
+    and names standing for different puzzles, the line and that list, exit 0)."""
     from edgematch.bench.compare import compare as compared
     from edgematch.bench.report import seconds
     from edgematch.bench.store import Store
@@ -521,25 +522,27 @@ def compare(
             raise UsageError(f"sessions {a.id} and {b.id} hold different puzzles under the same name: {shown}{more} "
                              "(fingerprints differ: another generator version or file); their times are not "
                              "comparable. Add --apart to compare the rest and list these separately")
-        if not result.matched:
-            apart_part = f"; {len(result.different)} names stand for different puzzles" if result.different else ""
-            raise UsageError(f"sessions {a.id} and {b.id} have no puzzle and backend in common ({result.only_before} "
-                             f"runs only in session {a.id}, {result.only_after} only in session {b.id}{apart_part}): "
-                             "nothing to compare")
-        table = _table(f"session {a.id} -> {b.id}: {len(result.changes)} of {result.matched} matched runs moved "
-                       f"(factor {factor:g}, times under {min_time:g} s ignored)")
-        for name in ("instance", "backend", "change", f"session {a.id}", f"session {b.id}", "ratio"):
-            table.add_column(name, justify="right" if name in ("ratio",) or name.startswith("session") else "left")
-        for c in result.changes:
-            colour = "red" if c.kind in ("slower", "unsolved now") or c.after.category == "wrong" else "green"
-            left = seconds(c.before.time) if c.before.solved else c.before.category
-            right = seconds(c.after.time) if c.after.solved else c.after.category
-            table.add_row(Text(c.instance), Text(c.backend), f"[{colour}]{c.kind}[/]", left, right,
-                          f"{c.ratio:.2f}x" if c.ratio else "")
-        _wide().print(table)
-        if result.only_before or result.only_after:
-            out.print(f"unmatched: {result.only_before} runs only in session {a.id}, "
-                      f"{result.only_after} only in session {b.id}")
+        if not result.matched:  # nothing in common: one line, not an empty table
+            none = (f"sessions {a.id} and {b.id} have no puzzle and backend in common ({result.only_before} runs "
+                    f"only in session {a.id}, {result.only_after} only in session {b.id})")
+            if not (apart and result.different):
+                raise UsageError(f"{none}: nothing to compare")
+            out.print(Text(f"{none}: no times to compare"), highlight=False, soft_wrap=True)
+        else:
+            table = _table(f"session {a.id} -> {b.id}: {len(result.changes)} of {result.matched} matched runs moved "
+                           f"(factor {factor:g}, times under {min_time:g} s ignored)")
+            for name in ("instance", "backend", "change", f"session {a.id}", f"session {b.id}", "ratio"):
+                table.add_column(name, justify="right" if name in ("ratio",) or name.startswith("session") else "left")
+            for c in result.changes:
+                colour = "red" if c.kind in ("slower", "unsolved now") or c.after.category == "wrong" else "green"
+                left = seconds(c.before.time) if c.before.solved else c.before.category
+                right = seconds(c.after.time) if c.after.solved else c.after.category
+                table.add_row(Text(c.instance), Text(c.backend), f"[{colour}]{c.kind}[/]", left, right,
+                              f"{c.ratio:.2f}x" if c.ratio else "")
+            _wide().print(table)
+            if result.only_before or result.only_after:
+                out.print(f"unmatched: {result.only_before} runs only in session {a.id}, "
+                          f"{result.only_after} only in session {b.id}")
         if result.different:
             out.print(f"not compared: {len(result.different)} instance names stand for different puzzles in the two "
                       "sessions:", highlight=False)
