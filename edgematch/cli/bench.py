@@ -197,7 +197,9 @@ def bench(
 
     Each run is a separate process with a hard time and resident-memory limit, measured for wall time, CPU time
     and peak memory; each finished run is stored at once in the results database, so an interrupted bench
-    loses nothing (carry on with --resume). Backends whose libraries are missing are skipped and named.
+    loses nothing (carry on with --resume). Backends whose libraries are missing, or that cannot answer a
+    family's task (cpsat:table has no best model), are skipped and named before anything runs. Exit 0 when
+    every run answered correctly or timed out, 1 on a wrong answer, 4 when a run ended in error.
     """
     from edgematch.bench.environment import environment
     from edgematch.bench.session import answerable, check_backends, run_session, runnable
