@@ -9,6 +9,7 @@ import errno
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 ECHO_LIMIT = 40  # characters of a token an error line echoes back
 _RUN_LIMIT = 120  # a run without spaces longer than this in a message is cut (a safety net for echoed input)
@@ -80,6 +81,32 @@ class BackendError(EdgematchError):
 
 class MissingDependencyError(BackendError):
     """A backend whose library is not installed: says which extra brings it."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a library call (``solve``, ``count``, ``best``, ``solutions``, ...) after it had stopped
+    everything it started; ``result`` holds what was found so far (a count is then a lower bound, ``best``'s
+    board the best one seen). A :class:`KeyboardInterrupt`, so a script stops as Python scripts do on Ctrl-C
+    (and ``except Exception`` does not swallow it); catch it to keep the partial result::
+
+        try:
+            result = edgematch.count(puzzle)
+        except edgematch.Interrupted as stop:
+            result = stop.result  # result.count: at least this many
+    """
+
+    result: Any  # an edgematch.Result (typed loosely: errors sits below the solvers)
+
+    def __init__(self, result: Any):
+        self.result = result
+        super().__init__(result)
+
+    def __str__(self) -> str:
+        kept = getattr(self.result, "kept", None)
+        return f"interrupted; {kept()}" if callable(kept) else "interrupted"
+
+    def __reduce__(self) -> tuple[type, tuple[object]]:
+        return (type(self), (self.result,))
 
 
 class FileMissingError(FormatError, FileNotFoundError):

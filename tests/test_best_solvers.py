@@ -158,7 +158,9 @@ def test_ctrl_c_keeps_the_board_found(backend):
     def interrupt(board, score):
         raise KeyboardInterrupt
 
-    result = edgematch.best(puzzle, backend=backend, time_limit=20, on_improve=interrupt)
+    with pytest.raises(edgematch.Interrupted) as stop:  # a KeyboardInterrupt carrying the best board so far
+        edgematch.best(puzzle, backend=backend, time_limit=20, on_improve=interrupt)
+    result = stop.value.result
     assert result.status is Status.TIMEOUT and result.message == "interrupted", result
     assert result.solution is not None and result.score == check(puzzle, result.solution).score
 

@@ -143,10 +143,12 @@ def test_ctrl_c_keeps_the_count_the_workers_had_so_far():
     timer.start()
     try:
         start = time.monotonic()
-        result = edgematch.count(puzzle, backend="native", workers=2)
+        with pytest.raises(edgematch.Interrupted) as stop:  # a KeyboardInterrupt carrying what was found
+            edgematch.count(puzzle, backend="native", workers=2)
         took = time.monotonic() - start
     finally:
         timer.cancel()
+    result = stop.value.result
     assert result.message == "interrupted" and result.status.value == "timeout", result
     assert result.count > 0 and took < 1.0 + OVERSHOOT + 0.2
     assert not set(_descendants(os.getpid())) - before, "a worker outlived the interrupted count"

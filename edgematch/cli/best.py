@@ -45,7 +45,7 @@ from edgematch.cli.solve import (
     wrote,
 )
 from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError
+from edgematch.errors import BackendError, EdgematchError, Interrupted, MissingDependencyError, UsageError
 from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status
 from edgematch.solvers import best as best_board
@@ -225,6 +225,8 @@ def best_cmd(
             with live_score(puzzle.seam_count, keeper) as progress:
                 result = best_board(puzzle, backend, time_limit, workers, progress=progress, on_improve=keeper,
                                     **options)
+        except Interrupted as stop:  # the library stopped its search and kept the best board it had
+            result = stop.result
         except KeyboardInterrupt:  # outside the backend's own handling: keep what the keeper holds
             result = Result(backend, Status.TIMEOUT, [keeper.board] if keeper.board else [], message=INTERRUPTED,
                             score=keeper.score if keeper.board else None, max_score=puzzle.seam_count,

@@ -30,7 +30,7 @@ from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.cli.commands import FormatOpt, emit
 from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.errors import BackendError, Interrupted, MissingDependencyError, UsageError
 from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
@@ -244,6 +244,8 @@ def attempt(backend: str, question: Question, call: Callable[[Progress | None], 
     try:
         with live_progress("counting" if question == "count" else "solving") as progress:
             return call(progress)
+    except Interrupted as stop:  # the library stopped its search and kept what it had found
+        return stop.result
     except KeyboardInterrupt:
         return Result(backend, Status.TIMEOUT, count=0 if question == "count" else None, message=INTERRUPTED)
     except MissingDependencyError:

@@ -7,12 +7,17 @@ finite number of seconds up to ``MAX_TIME_LIMIT``, ``workers`` a whole number up
 
 Every solution a backend returns goes through the independent checker before it reaches the caller;
 a backend that returns an invalid one raises :class:`BackendError` (never a silent wrong answer).
+
+Ctrl-C during a call stops everything the call started (worker processes, solver children, Dask tasks),
+then raises :class:`~edgematch.errors.Interrupted` (a ``KeyboardInterrupt``) whose ``result`` holds what was
+found so far: a script stops, as Python scripts do, and may still keep the partial answer.
 ``backend="auto"`` picks a backend for the puzzle and question by the measured policy
 (:mod:`edgematch.solvers.policy`; :func:`explain` says which and why).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -25,9 +30,10 @@ from typing import Any
 
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import QUESTIONS, Backend, Question, Result, Status, Task, get_backend
+from edgematch.errors import BackendError, Interrupted, UsageError
+from edgematch.solvers.base import QUESTIONS, Backend, Confirmation, Question, Result, Status, Task, get_backend
 from edgematch.solvers.policy import choose
+from edgematch.solvers.processes import INTERRUPTED
 
 AUTO = "auto"
 PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzle file
@@ -165,6 +171,29 @@ def _on_cluster(task: Task, cluster: object) -> Task:
     return replace(task, cluster=cluster)
 
 
+@contextlib.contextmanager
+def _stopping(backend: str, question: Question, kept: Callable[[], Result] | None = None) -> Iterator[None]:
+    """Ctrl-C anywhere in a call raises :class:`Interrupted`. A backend catches it during its search, stops its
+    children and returns what it found (the caller then calls :func:`_ended`); one outside that (reading the
+    puzzle, building a model, checking) carries ``kept()``, or an empty result (a count of 0, a lower bound)."""
+    try:
+        yield
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:
+        partial = kept() if kept is not None else Result(
+            backend, Status.TIMEOUT, count=0 if question == "count" else None, message=INTERRUPTED)
+        raise Interrupted(partial) from None
+
+
+def _ended(result: Result) -> Result:
+    """``result``, or :class:`Interrupted` carrying it when Ctrl-C stopped the search (the backend has already
+    stopped everything it started)."""
+    if result.message == INTERRUPTED:
+        raise Interrupted(result)
+    return result
+
+
 def _checked(puzzle: Puzzle, result: Result) -> Result:
     start = time.perf_counter()
     for solution in result.solutions:
@@ -186,7 +215,7 @@ def solve(
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``.
     ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`)."""
     task = _task("first", time_limit, workers, None, False, progress, options)
-    return _answered(as_puzzle(puzzle), backend, task, confirm)
+    return _answered(puzzle, backend, task, confirm)
 
 
 def solve_all(
@@ -197,7 +226,7 @@ def solve_all(
     """All raw solutions (up to ``limit``) in ``result.solutions``, with the counts when the search finished.
     ``cluster``: run the search's parts on a Dask cluster, as :func:`count` does."""
     task = _on_cluster(_task("all", time_limit, workers, limit, distinct, progress, options), cluster)
-    return _answered(as_puzzle(puzzle), backend, task, confirm)
+    return _answered(puzzle, backend, task, confirm)
 
 
 def solutions(
@@ -207,16 +236,24 @@ def solutions(
     """Raw solutions one at a time, found lazily (stops after ``limit`` or at the time limit). The
     arguments are checked at once, before the first solution is asked for."""
     task = _task("all", time_limit, 1, limit, False, None, options)
-    puzzle = as_puzzle(puzzle)
-    return _lazily(puzzle, _backend(backend), task)
+    chosen = _backend(backend)
+    with _stopping(chosen.full_name, "all"):
+        puzzle = as_puzzle(puzzle)
+    return _lazily(puzzle, chosen, task)
 
 
 def _lazily(puzzle: Puzzle, chosen: Backend, task: Task) -> Iterator[Solution]:
-    for n, solution in enumerate(chosen.iter_solutions(puzzle, task), start=1):
-        _verify(puzzle, solution, chosen.full_name)
-        yield solution
-        if task.limit is not None and n >= task.limit:
-            return
+    """The checked solutions of ``chosen``; Ctrl-C raises :class:`Interrupted` from the next step of the
+    iteration, after every solution found before it was yielded (``result.count``: how many)."""
+    n = 0
+    with _stopping(chosen.full_name, "all", lambda: Result(chosen.full_name, Status.TIMEOUT, count=n,
+                                                           message=INTERRUPTED)):
+        for solution in chosen.iter_solutions(puzzle, task):
+            _verify(puzzle, solution, chosen.full_name)
+            n += 1
+            yield solution
+            if task.limit is not None and n >= task.limit:
+                return
 
 
 def count(
@@ -230,7 +267,7 @@ def count(
     Dask cluster instead of this machine's cores: ``"local:N"`` (N worker processes started for the call), a
     scheduler address (``"tcp://host:8786"``) or a ``dask.distributed.Client``; needs ``edgematch[dask]``."""
     task = _on_cluster(_task("count", time_limit, workers, None, distinct, progress, options), cluster)
-    return _answered(as_puzzle(puzzle), backend, task, confirm)
+    return _answered(puzzle, backend, task, confirm)
 
 
 def best(
@@ -247,14 +284,22 @@ def best(
     task = _task("best", time_limit, workers, None, False, progress, options)
     if on_improve is not None and not callable(on_improve):
         raise UsageError(f"on_improve must be a function taking (board, score), got {type(on_improve).__name__}")
-    puzzle = as_puzzle(puzzle)
     chosen = _backend(backend)
-    if on_improve is not None:
-        def checked_improvement(board: Solution, claimed: int) -> None:
-            on_improve(board, _scored(puzzle, board, claimed, chosen.full_name))
+    # what on_improve has seen: the partial result of a Ctrl-C outside the backend's own handling
+    seen = Result(chosen.full_name, Status.TIMEOUT, message=INTERRUPTED)
+    with _stopping(chosen.full_name, "best", lambda: seen):
+        puzzle = as_puzzle(puzzle)
+        seen.max_score = puzzle.seam_count
+        began = time.perf_counter()
+        if on_improve is not None:
+            def checked_improvement(board: Solution, claimed: int) -> None:
+                scored = _scored(puzzle, board, claimed, chosen.full_name)
+                seen.solutions, seen.score = [board], scored
+                seen.history.append((time.perf_counter() - began, scored))
+                on_improve(board, scored)
 
-        task = replace(task, on_improve=checked_improvement)
-    return _checked_best(puzzle, chosen.run(puzzle, task))
+            task = replace(task, on_improve=checked_improvement)
+        return _ended(_checked_best(puzzle, chosen.run(puzzle, task)))
 
 
 def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) -> int:
@@ -281,18 +326,39 @@ def _checked_best(puzzle: Puzzle, result: Result) -> Result:
     return result
 
 
-def _answered(puzzle: Puzzle, backend: str, task: Task, confirm: bool) -> Result:
+def _answered(puzzle: PuzzleLike, backend: str, task: Task, confirm: bool) -> Result:
     """``backend``'s checked answer to ``task``; with ``confirm``, re-derived by a backend of another family
     within the same time limit (``result.confirmation``; :class:`~edgematch.solvers.confirm.Disagreement`
     when the two differ)."""
     if not isinstance(confirm, bool):
         raise UsageError(f"confirm must be True or False, got {_shown(confirm)}")
-    deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
-    result = _checked(puzzle, _backend(backend).run(puzzle, task))
-    if confirm:
-        from edgematch.solvers.confirm import second_opinion
+    chosen = _backend(backend)
+    with _stopping(chosen.full_name, task.question):
+        deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
+        puzzle = as_puzzle(puzzle)
+        result = _ended(_checked(puzzle, chosen.run(puzzle, task)))
+        if confirm:
+            result.confirmation = _confirmed(puzzle, result, task, deadline)
+        return result
 
-        result.confirmation = second_opinion(
-            puzzle, result, replace(task, cluster=None), deadline,  # the second opinion runs here
-            lambda name, asked: _checked(puzzle, _backend(name).run(puzzle, asked)))
-    return result
+
+def _confirmed(puzzle: Puzzle, result: Result, task: Task, deadline: float | None) -> Confirmation:
+    """The second opinion on ``result``; Ctrl-C while it runs raises :class:`Interrupted` carrying
+    ``result`` (its answer stands, not confirmed)."""
+    from edgematch.solvers.confirm import second_opinion
+
+    asked: list[Result] = []
+
+    def second(name: str, question: Task) -> Result:
+        asked.append(_checked(puzzle, _backend(name).run(puzzle, question)))
+        if asked[-1].message == INTERRUPTED:
+            raise KeyboardInterrupt
+        return asked[-1]
+
+    try:
+        return second_opinion(puzzle, result, replace(task, cluster=None), deadline, second)  # it runs here
+    except KeyboardInterrupt:
+        by = asked[-1].backend if asked else ""
+        result.confirmation = Confirmation(by, None, "not confirmed: interrupted", asked[-1] if asked else None)
+        result.message = INTERRUPTED
+        raise Interrupted(result) from None

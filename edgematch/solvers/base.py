@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.solvers.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
 QUESTIONS: tuple[Question, ...] = ("first", "all", "count", "best")
@@ -86,22 +87,41 @@ class Confirmation:
 
 @dataclass
 class Result:
-    """One result type for every backend and every question."""
+    """One result type for every backend and every question (``solve``, ``solve_all``, ``count``, ``best``).
+
+    ``status`` says how the call ended; the other fields hold what it found (each documented below).
+    """
 
     backend: str
+    """The backend that answered (``auto`` names its choice, e.g. ``native``; ``portfolio(sat)`` its winner)."""
     status: Status
+    """How the call ended: solved, unsat (proven: no solution), timeout (stopped early: the time limit or
+    Ctrl-C, and counts are then lower bounds) or error (``message`` says why)."""
     solutions: list[Solution] = field(default_factory=list)
+    """The solutions found, each checked by the independent checker (``solve``: at most one; ``solve_all``:
+    up to its limit; ``count``: none are kept; ``best``: the best board)."""
     count: int | None = None
+    """``count`` and a finished ``solve_all``: the raw solutions (every tile-and-turn assignment); a lower
+    bound when ``status`` is timeout. None when the question did not count."""
     distinct: int | None = None
+    """With ``distinct=True``: the solutions that look different (identical tiles and turning the whole board
+    merged); None otherwise."""
     timings: Timings = field(default_factory=Timings)
+    """Seconds spent building the model, searching and checking (``timings.total``: the sum)."""
     counters: dict[str, float] = field(default_factory=dict)
+    """The backend's own figures: nodes, conflicts, restarts, workers, ... (they differ per backend)."""
     options: dict[str, Any] = field(default_factory=dict)
+    """The settings the backend ran with (its defaults included), e.g. ``{"order": "spiral"}``."""
     message: str = ""
-    confirmation: Confirmation | None = None  # the second opinion, when one was asked for
-    # ``best``: the score of ``solution`` (fitting inner seams), the maximum, and (seconds, score) per improvement
+    """Why the search stopped early (``time limit``, ``interrupted``) or what failed; empty otherwise."""
+    confirmation: Confirmation | None = None
+    """With ``confirm=True``: the second opinion of a backend of another family; None otherwise."""
     score: int | None = None
+    """``best``: the inner seams that fit on ``solution`` (re-counted by the checker); None without a board."""
     max_score: int | None = None
+    """``best``: the puzzle's inner seams, the score of a full solution."""
     history: list[tuple[float, int]] = field(default_factory=list)
+    """``best``: (seconds since the start, score) for each better board, in order."""
 
     @property
     def optimal(self) -> bool:
@@ -110,12 +130,25 @@ class Result:
 
     @property
     def solution(self) -> Solution | None:
+        """The first of ``solutions`` (``solve``'s solution, ``best``'s board), or None."""
         return self.solutions[0] if self.solutions else None
 
     @property
     def complete(self) -> bool:
         """Whether the answer is final (the search finished or proved there is none)."""
         return self.status in (Status.SOLVED, Status.UNSAT)
+
+    def kept(self) -> str:
+        """What this result holds, in a few words (for the message of an interrupted call)."""
+        if self.score is not None:
+            return f"a board scoring {self.score}" + (f"/{self.max_score}" if self.max_score is not None else "")
+        if self.count is not None:
+            exact = "" if self.complete else "at least "
+            return f"a count of {exact}{self.count:,} raw solution(s)" + (
+                f", {exact}{self.distinct:,} distinct" if self.distinct is not None else "")
+        if self.solutions:
+            return f"{len(self.solutions):,} solution(s)"
+        return "nothing found yet"
 
 
 class Backend:
@@ -182,6 +215,8 @@ class Backend:
         if result.status is Status.ERROR:
             raise BackendError(f"{self.full_name}: {result.message}")
         yield from result.solutions
+        if result.message == INTERRUPTED:  # Ctrl-C stopped the run: say so after what it found
+            raise KeyboardInterrupt
 
 
 _BUILTIN: dict[str, str] = {
