@@ -366,6 +366,27 @@ def test_a_path_is_read_as_the_puzzle():
         edgematch.solve("no-such.em")
 
 
+def test_a_missing_file_is_a_file_not_found_error_and_one_line(tmp_path):
+    """Issue 22 item 11: Python code catches FileNotFoundError (an OSError, errno ENOENT, filename set); the
+    command line still says one line."""
+    missing = tmp_path / "nope.em"
+    for call in (edgematch.read_puzzle, edgematch.solve, lambda path: edgematch.read_solution(path)):
+        with pytest.raises(FileNotFoundError) as caught:
+            call(missing)
+        assert isinstance(caught.value, OSError) and isinstance(caught.value, FormatError)
+        assert caught.value.errno == 2 and caught.value.filename == str(missing)
+        assert str(caught.value) == f"{missing}: no such file"
+    one_line(cli("solve", missing), f"{missing}: ", "no such file")
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"p.em", ["p.em"]])
+def test_read_puzzle_of_something_not_a_path_is_a_usage_error(bad):
+    """Issue 22 item 26: read_puzzle(None) was a TypeError."""
+    for call in (edgematch.read_puzzle, edgematch.read_solution):
+        with pytest.raises(UsageError, match="must be a str or a Path, got "):
+            call(bad)
+
+
 @pytest.mark.parametrize("bad", [None, {"width": 2}, 3, b"p.em", [1, 2]])
 def test_other_puzzle_types_are_usage_errors(bad):
     expected = "puzzle must be an edgematch.Puzzle or the path of a puzzle file"
