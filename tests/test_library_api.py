@@ -4,6 +4,8 @@ and a Result says what its fields and its truth mean."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
 import operator
 from fractions import Fraction
@@ -15,7 +17,10 @@ from hypothesis import strategies as st
 
 import edgematch
 from edgematch import EdgematchError, Hint, Puzzle, PuzzleError, Solution, Tile, UsageError, check, score
+from edgematch.cli.best import best_cmd
 from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.solvers import BEST_TIME_LIMIT, Result, Status, api, base
+from edgematch.solvers.base import Backend, Task
 
 PUZZLE, SOLUTION = generate(GeneratorSpec(2, 2, colours=2, seed=1))
 HUGE = 10**400  # more than a float holds
@@ -193,3 +198,44 @@ def test_fuzz_solutions_and_the_checker(field, value, cells, other):
     _only_ours(lambda: Tile(other))
     _only_ours(lambda: Hint(0, 0, 0) and PUZZLE.replace(hints=[other]))
     _only_ours(lambda: operator.index(1) and Puzzle(1, 1, [(1, 2, 3, 4)], labels={1: other}))
+
+
+# ----- item 14: best's default time limit, Result's documentation and truth value -------------------------
+
+class _Spy(Backend):
+    """A backend that answers at once and remembers the task it was given."""
+
+    name = "spy"
+    questions = ("first", "all", "count", "best")
+    seen: list[Task] = []
+
+    def run(self, puzzle, task):
+        self.seen.append(task)
+        return Result(self.name, Status.TIMEOUT, message="time limit")
+
+
+def test_best_stops_after_60_seconds_unless_told_otherwise(monkeypatch):
+    monkeypatch.setattr(api, "_backend", lambda name: _Spy())
+    _Spy.seen.clear()
+    edgematch.best(PUZZLE)
+    edgematch.best(PUZZLE, time_limit=None)
+    edgematch.best(PUZZLE, time_limit=5)
+    assert [task.time_limit for task in _Spy.seen] == [60.0, None, 5.0]
+    assert BEST_TIME_LIMIT == 60.0
+    # the command line's default is the same constant
+    assert inspect.signature(best_cmd).parameters["time_limit"].default is BEST_TIME_LIMIT
+    doc = inspect.getdoc(edgematch.best)
+    assert "60 s" in doc and "time_limit=None" in doc and "never happens" in doc
+
+
+def test_every_result_field_has_a_docstring():
+    tree = ast.parse(inspect.getsource(base))
+    result = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Result")
+    fields, documented = [], []
+    for node, after in zip(result.body, [*result.body[1:], None], strict=True):
+        if isinstance(node, ast.AnnAssign):
+            fields.append(node.target.id)
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) and after.value.value.strip():
+                documented.append(node.target.id)
+    assert fields == [f.name for f in dataclasses.fields(Result)]
+    assert documented == fields

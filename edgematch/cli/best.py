@@ -49,6 +49,7 @@ from edgematch.errors import BackendError, EdgematchError, Interrupted, MissingD
 from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status
 from edgematch.solvers import best as best_board
+from edgematch.solvers.api import BEST_TIME_LIMIT
 from edgematch.solvers.processes import INTERRUPTED
 
 
@@ -184,7 +185,7 @@ def best_json(result: Result, url: str | None, keeper: Keeper | None = None) -> 
 def best_cmd(
     file: Annotated[Path, typer.Argument(help="Puzzle file (any supported format).")],
     backend: BackendOpt = "auto",
-    time_limit: TimeOpt = 60.0,
+    time_limit: TimeOpt = BEST_TIME_LIMIT,
     workers: WorkersOpt = 1,
     option: OptionOpt = None,
     save: Annotated[Path | None, typer.Option(

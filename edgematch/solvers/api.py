@@ -40,6 +40,9 @@ PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzl
 # A time limit is a finite number of seconds up to 10,000,000 (about 116 days; None means no limit): the
 # limit becomes deadlines, waits and the bench's hard kill, which overflow or never fire on inf, nan or 1e308.
 MAX_TIME_LIMIT = 10_000_000.0
+# ``best`` stops after this many seconds unless told otherwise (the command line's default too): the best
+# board of a 16x16 is never proven, so without a limit the call would not return on its own
+BEST_TIME_LIMIT = 60.0
 # ``workers`` up to the larger of 16 and 4 x usable cores. The search is CPU-bound, so processes beyond the
 # cores only time-share (a few more even out uneven parts of the tree); hundreds cost seconds to start and
 # stop, memory, and overran the time limit (workers=10000 started about 1,250 processes). The floor of 16
@@ -271,7 +274,7 @@ def count(
 
 
 def best(
-    puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
+    puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = BEST_TIME_LIMIT, workers: int = 1,
     progress: Callable[[dict[str, float]], None] | None = None,
     on_improve: Callable[[Solution, int], None] | None = None, **options: Any,
 ) -> Result:
@@ -279,6 +282,11 @@ def best(
     inner seams fitting as the search could make within the time (the Eternity II question). Returns the
     board in ``result.solution``, ``result.score`` of ``result.max_score``, ``result.optimal`` (proven the
     maximum; a full solution always is) and ``result.history`` of (seconds, score) improvements.
+
+    ``time_limit`` defaults to ``BEST_TIME_LIMIT`` (60 s, as ``edgematch best``): the search stops then
+    with the best board so far (status ``timeout``) unless it proved the maximum sooner. ``time_limit=None``
+    searches until the maximum is proven, which on a large board (an Eternity II-like 16x16) never happens:
+    the call then returns only on Ctrl-C (:class:`~edgematch.errors.Interrupted` carries the board).
     ``on_improve(board, score)`` sees each better board as it is found, so a caller can save it at once.
     Every board is re-scored by the independent checker; a backend whose claim differs is an error."""
     task = _task("best", time_limit, workers, None, False, progress, options)
