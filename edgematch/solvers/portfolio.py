@@ -6,15 +6,23 @@ Each member is a forked child leading its own process group; the parent checks e
 kills every other member's group at once, so no solver outlives the call. Counts and solutions always come
 from one member, never merged.
 
+Members are the backends that answer the question (:meth:`PortfolioBackend.members_for`): ``best`` leaves
+out cpsat:table, which has no best-score model; a portfolio the caller named says in ``options["dropped"]``
+which members it left out and why; only a portfolio none of whose members answers is refused.
+
 ``best``: members stream every better board to the parent as they find it (the caller's ``on_improve`` sees
 the best over all members); a member that proves its board optimal wins; otherwise the answer is the member
-board with the highest score when the time is up.
+board with the highest score when the time is up, taken at the limit itself (a member's last word could only
+repeat the board it streamed).
 
-The time limit is the portfolio's: members get what is left of it when they start (less
-:data:`REPORT_AHEAD`) and report their own timeout (with what they found); one still running
-:data:`MEMBER_GRACE` past the limit is killed. Ctrl-C on the portfolio is passed on to the members (they lead
-their own groups, so a terminal's Ctrl-C reaches the parent only); each reports what it found within
-:data:`STOP_GRACE` or is killed, and the answer is the best partial one (message ``interrupted``).
+The time limit is the portfolio's: members get what is left of it, counted from their own start (less
+:data:`REPORT_AHEAD`), and report their own timeout (with what they found); one still running
+:data:`MEMBER_GRACE` past the limit is killed. Libraries and compiled code (native's best-score loop too) are
+loaded before the members fork, so no member spends its share loading them.
+
+Ctrl-C on the portfolio is passed on to the members (they lead their own groups, so a terminal's Ctrl-C
+reaches the parent only); each reports what it found within :data:`STOP_GRACE` or is killed, and the answer
+is the best partial one (message ``interrupted``).
 """
 
 from __future__ import annotations
@@ -64,6 +72,21 @@ class PortfolioBackend(Backend):
             return names
         return list(DEFAULT_MEMBERS[:max(2, usable_cores())])
 
+    def members_for(self, task: Task) -> tuple[list[str], list[str]]:
+        """The members that answer ``task`` and why the others do not (``best``: cpsat:table has no model).
+        The default portfolio takes the defaults that answer, as many as there are cores (at least two); a
+        named one runs the named members that answer. Neither refuses while one member answers."""
+        names = [m.strip() for m in self.sub.split("+") if m.strip()] if self.sub else list(DEFAULT_MEMBERS)
+        if self.sub:
+            self.members()  # the naming rules (two or more, no portfolio or auto inside)
+        able, unable = [], []
+        for name in names:
+            problem = get_backend(name).refusal(task)
+            (unable if problem else able).append(problem or name)
+        if not self.sub:
+            able = able[:max(2, usable_cores())]
+        return able, unable
+
     @property
     def full_name(self) -> str:
         return f"portfolio:{'+'.join(self.members())}"
@@ -71,10 +94,9 @@ class PortfolioBackend(Backend):
     def refusal(self, task: Task) -> str | None:
         if task.options:
             return "portfolio: backend options are not passed to members; name a single backend for them"
-        for member in self.members():
-            problem = get_backend(member).refusal(task)
-            if problem:
-                return f"portfolio member {problem}"
+        able, unable = self.members_for(task)
+        if not able:
+            return f"portfolio: no member answers {task.question!r}: {'; '.join(unable)}"
         return None
 
     def warm_up(self) -> None:
@@ -82,10 +104,11 @@ class PortfolioBackend(Backend):
             get_backend(member).warm_up()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        members = [get_backend(m) for m in self.members()]  # unknown names and missing libraries fail here
         self.checked_options(task)
+        names, dropped = self.members_for(task)
+        members = [get_backend(m) for m in names]  # unknown names and missing libraries fail here
         for member in members:  # loaded once here: the members start with their libraries in place
-            member.warm_up()
+            _warm(member, task)
         ctx = context()
         started = time.monotonic()
         deadline = None if task.time_limit is None else started + task.time_limit
@@ -100,9 +123,8 @@ class PortfolioBackend(Backend):
                 if left is not None and left <= 0:
                     break
                 receive, send = ctx.Pipe(duplex=False)
-                ahead = None if left is None else max(0.01, left - REPORT_AHEAD)
-                mine = replace(task, progress=None, time_limit=ahead)
-                process = ctx.Process(target=_member, args=(send, member, puzzle, mine))
+                mine = replace(task, progress=None)
+                process = ctx.Process(target=_member, args=(send, member, puzzle, mine, deadline))
                 running[receive] = (member.full_name, process)
                 try:
                     start(process)
@@ -110,7 +132,7 @@ class PortfolioBackend(Backend):
                 finally:
                     send.close()
             past = None if deadline is None else deadline + MEMBER_GRACE
-            winner, reason = _race(puzzle, running, spent, past, task, streamed)
+            winner, reason = _race(puzzle, running, spent, past, task, streamed, deadline)
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:
@@ -135,20 +157,30 @@ class PortfolioBackend(Backend):
             answer.history = [(t - started, score) for t, score in streamed[0].history]
         answer.counters = {**answer.counters, "winner": answer.backend, "members": len(members)}
         answer.options = {**answer.options, "members": "+".join(m.full_name for m in members)}
+        if dropped and self.sub:  # named by the caller: say which could not answer
+            answer.options["dropped"] = "; ".join(dropped)
         answer.timings = Timings(build=0.0, solve=took)
         answer.backend = f"portfolio({answer.backend})"
         return answer
 
 
 def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Result],
-          deadline: float | None, task: Task, streamed: list[Result] | None = None) -> tuple[Result | None, str]:
+          deadline: float | None, task: Task, streamed: list[Result] | None = None,
+          limit: float | None = None) -> tuple[Result | None, str]:
     """Take members' answers as they come until one is complete and verified (the winner), none is left
     running, or ``deadline`` passes (:data:`TIME_LIMIT`). Answers that do not win go to ``spent``; boards a
     ``best`` member streams on the way go to ``task.on_improve`` when they beat every member's so far, and
-    the best of them is kept in ``streamed`` (a member killed before its last word loses nothing)."""
+    the best of them is kept in ``streamed`` (a member killed before its last word loses nothing). So
+    ``best`` stops at ``limit`` (the time limit) itself once a board is in: a member's last word could only
+    repeat the board it streamed (one that proves its board optimal finishes, and wins, before)."""
     streamed = [] if streamed is None else streamed
     while running:
-        left = None if deadline is None else deadline - time.monotonic()
+        now = time.monotonic()
+        if limit is not None and streamed and task.question == "best" and now >= limit:
+            return None, TIME_LIMIT
+        left = None if deadline is None else deadline - now
+        if limit is not None and streamed and task.question == "best":
+            left = max(0.0, limit - now)
         if left is not None and left <= 0:
             return None, TIME_LIMIT
         for receive in wait(list(running), timeout=left):
@@ -174,8 +206,22 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
     return None, ""
 
 
-def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task) -> None:
+def _warm(member: Backend, task: Task) -> None:
+    """Load ``member``'s libraries and compiled code before the fork, so no member spends its share of the time
+    loading them (native's best-score loop too: loading it in a child took 0.5-1 s of a 1 s limit)."""
+    member.warm_up()
+    if task.question == "best" and member.name == "native":
+        from edgematch.solvers.native.best import ensure_compiled
+
+        ensure_compiled()
+
+
+def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task, deadline: float | None = None) -> None:
+    """One member, in its own process group: runs until the portfolio's ``deadline`` (monotonic, the same
+    clock in every process) less :data:`REPORT_AHEAD`, counted from here, not from before the fork."""
     own_group()
+    if deadline is not None:
+        task = replace(task, time_limit=max(0.01, deadline - time.monotonic() - REPORT_AHEAD))
     if task.question == "best":
         task = replace(task, on_improve=lambda board, score: conn.send(("improve", board, score)))
     try:
