@@ -200,6 +200,29 @@ def test_fuzz_solutions_and_the_checker(field, value, cells, other):
     _only_ours(lambda: operator.index(1) and Puzzle(1, 1, [(1, 2, 3, 4)], labels={1: other}))
 
 
+@pytest.mark.parametrize("value", [[1], {"a": 1}, 1j, b"row", object(), (1, 2), ENORMOUS, 10**18],
+                         ids=["list", "dict", "complex", "bytes", "object", "tuple", "1e5000", "1e18"])
+def test_a_backend_option_that_is_no_word_number_or_switch_is_a_usage_error(value):
+    with pytest.raises(UsageError, match="option order: "):
+        edgematch.count(PUZZLE, backend="native", order=value)
+    with pytest.raises(UsageError, match="option start: "):
+        edgematch.best(PUZZLE, backend="native", start=value)
+
+
+OPTIONS = {"native": ("order", "symmetry", "unit", "seed", "start", "breaks", "double"), "cpsat": ("symmetry", "seed"),
+           "sat": ("one_to_one", "forbidden", "support", "amo", "symmetry", "maxsat")}
+NOT_TEXT = ODD.filter(lambda v: not isinstance(v, str))  # text options: each backend's own tests
+
+
+@FUZZ
+@given(st.sampled_from(["native", "cpsat", "sat", "native:dfs"]), st.sampled_from(["solve", "count", "best"]),
+       st.data())
+def test_fuzz_backend_option_values(backend, call, data):
+    name = data.draw(st.sampled_from(OPTIONS[backend.partition(":")[0]]))
+    value = data.draw(NOT_TEXT)
+    _only_ours(lambda: getattr(edgematch, call)(PUZZLE, backend=backend, time_limit=5, **{name: value}))
+
+
 # ----- item 14: best's default time limit, Result's documentation and truth value -------------------------
 
 class _Spy(Backend):

@@ -156,7 +156,27 @@ def _task(question: Question, time_limit: float | None, workers: int, limit: int
         raise UsageError(f"distinct must be True or False, got {_shown(distinct)}")
     if progress is not None and not callable(progress):
         raise UsageError(f"progress must be a function taking a dict of figures, got {type(progress).__name__}")
+    for name, value in options.items():
+        _check_option(name, value)
     return Task(question, time_limit, limit, distinct, workers, dict(options), progress)
+
+
+def _check_option(name: str, value: object) -> None:
+    """A backend option's value is a word, a path, a number or on/off (True/False), as on the command line
+    (``-O name=value``); the backend judges its meaning. Anything else (None, a list, a dict, a number too
+    long for any backend) is a UsageError here, not a TypeError deep inside a backend."""
+    if value is None:
+        raise UsageError(f"option {name}: got None; leave the option out for its default")
+    if isinstance(value, str | os.PathLike | bool | float):
+        return
+    if isinstance(value, numbers.Integral):
+        if abs(value) >= 10**18:  # type: ignore[operator]
+            raise UsageError(f"option {name}: a number of at most 18 digits, got {_shown(value, str)}")
+        return
+    if isinstance(value, numbers.Real):
+        return
+    raise UsageError(f"option {name}: expected a word, a number or True/False, got {type(value).__name__} "
+                     f"{_shown(value)}")
 
 
 def _on_cluster(task: Task, cluster: object) -> Task:
