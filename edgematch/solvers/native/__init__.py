@@ -109,6 +109,10 @@ class NativeBackend(Backend):
         tables, build, compile_s = self.prepare(puzzle, task)
         if tables.positions == 0:
             return self._all_hinted(puzzle, tables, task, build)
+        if task.progress is not None and task.question != "first" and tables.raw_multiplier != 1:
+            # every driver below counts boards; the live line shows raw solutions, as the result does
+            task = replace(task, progress=parts.raw_progress(
+                task.progress, tables.raw_multiplier, task.limit if task.question == "all" else None))
         want = {"first": 1, "all": task.limit, "count": None}[task.question]
         capacity = {"first": 1, "all": min(want or BUFFER, BUFFER), "count": 0}[task.question]
         restarting = self.sub != "dfs" and task.question == "first" and task.workers == 1

@@ -183,6 +183,20 @@ def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | No
     return ""
 
 
+def raw_progress(progress: Callable[[dict[str, float]], None], multiplier: int, cap: int | None = None
+                 ) -> Callable[[dict[str, float]], None]:
+    """``progress`` told raw solutions, as the final count is: a search counts *boards*, each standing for
+    ``multiplier`` raw solutions (identical tiles swapped, symmetric tiles and the board's turns folded), so
+    a live line fed the boards showed a number smaller than, and unlike, the count it ends with. ``cap``
+    (``solve --all --limit``) is the most that will be listed."""
+
+    def report(info: dict[str, float]) -> None:
+        raw = info["solutions"] * multiplier
+        progress({**info, "solutions": raw if cap is None else min(raw, cap)})
+
+    return report
+
+
 def merge(total: Outcome, part: Outcome) -> None:
     """Add a part's outcome to the total (counts, found boards; finished only if every part finished)."""
     total.nodes += part.nodes
