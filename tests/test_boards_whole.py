@@ -194,3 +194,11 @@ def test_a_timed_out_solve_of_a_large_board_points_to_best(big, tmp_path, monkey
     framed, _ = generate(GeneratorSpec(6, 6, seed=3, framed=True))
     solve_module.suggest_best(framed, tmp_path / "my board.em", None)
     assert "try edgematch best " + repr(str(tmp_path / "my board.em")) in " ".join(note_buffer.getvalue().split())
+
+
+def test_the_order_help_names_the_real_default():
+    """Issue 22 item 12: --order's help said ``row (default)``; the native default is auto."""
+    from edgematch.solvers.native.tables import DEFAULT_ORDER
+
+    help_text = solve_module.OrderOpt.__metadata__[0].help
+    assert help_text.startswith(f"Native fill order: {DEFAULT_ORDER} (default") and "row (default)" not in help_text

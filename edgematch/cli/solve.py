@@ -71,7 +71,8 @@ ExplainOpt = Annotated[
     bool, typer.Option("--explain", help="Say which backend auto chooses for this puzzle, and the measured reason.")
 ]
 OrderOpt = Annotated[
-    str | None, typer.Option("--order", help="Native fill order: row (default), spiral or frame.")
+    str | None, typer.Option("--order", help="Native fill order: auto (default: frame first on a framed board "
+                             "whose rim is the tight part, else row), row, spiral or frame.")
 ]
 ConfirmOpt = Annotated[
     bool, typer.Option("--confirm", help="Re-derive \"no solution\" or the count with a backend of another "
