@@ -156,3 +156,9 @@ def test_a_real_scheduler_is_reached_and_a_worker_is_told_apart():
         assert "a Dask Worker answers there" in reach_problem(worker)
         result = edgematch.count(HUNDE, backend="native", cluster=local.scheduler_address)
         assert result.count == 16 and result.options["cluster"] == local.scheduler_address
+
+
+def test_tls_without_certificates_in_the_dask_configuration_says_so():
+    pytest.importorskip("dask.distributed")
+    problem = reach_problem(f"tls://127.0.0.1:{free_port()}")
+    assert problem is not None and "TLS needs certificates" in problem and "distributed.comm.tls" in problem

@@ -142,6 +142,10 @@ def _ask(dd: Any, address: str, seconds: float) -> str | None:
 
     scheme, location = parse_address(address)
     host, port = parse_host_port(location)
+    connection = dd.Security().get_connection_args("client")  # Dask's configured TLS, as the Client uses it
+    if scheme == "tls" and connection.get("ssl_context") is None:
+        return (f"{address}: TLS needs certificates in the Dask configuration (distributed.comm.tls.ca-file, "
+                ".client.cert, .client.key; or DASK_DISTRIBUTED__COMM__TLS__CA_FILE etc.)")
 
     stage = ["tcp"]
 
@@ -160,9 +164,12 @@ def _ask(dd: Any, address: str, seconds: float) -> str | None:
         stage[0] = "dask"
         comm = None
         try:
-            comm = await connect(address, timeout=seconds, **dd.Security().get_connection_args("client"))
+            comm = await connect(address, timeout=seconds, **connection)
             await comm.write({"op": "identity", "reply": True})
             reply = await comm.read()
+        except dd.comm.CommClosedError:
+            hint = "; a scheduler with TLS wants tls://" if scheme == "tcp" else ""
+            return f"{address}: not a Dask scheduler (it closed the connection in Dask's handshake{hint})"
         except Exception as exc:  # noqa: BLE001  (whatever the peer's bytes made of the handshake)
             why = "its reply is not Dask's" if isinstance(exc, MemoryError) else f"{type(exc).__name__}: {exc}"
             return f"{address}: not a Dask scheduler ({why})"
