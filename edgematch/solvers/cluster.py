@@ -1,11 +1,14 @@
 """Where work runs beyond this machine's cores: a Dask cluster, named the same way everywhere.
 
 ``cluster`` (:func:`connected`): ``"local:N"`` starts a Dask ``LocalCluster`` of N worker processes for the
-call and closes it after; ``"tcp://host:port"`` (any Dask address) connects to a running scheduler (``dask
-scheduler`` / ``dask worker ADDRESS``, or dask-jobqueue on a batch system); a ``dask.distributed.Client``
-passed by a library caller is used as it is and left open. Dask is imported only here and only when a cluster
-is asked for; without it, :class:`MissingDependencyError` names the extra. A script that starts a local
-cluster needs the usual ``if __name__ == "__main__":`` guard: Dask starts its workers by spawning Python.
+call and closes it after; ``"tcp://host:port"`` (``tls://``, ``ws://`` and ``wss://`` too; TLS certificates
+come from Dask's configuration, as for any Dask client) connects to a running scheduler (``dask scheduler`` /
+``dask worker ADDRESS``, or dask-jobqueue on a batch system), after checking the address's form and that a
+Dask scheduler answers there (:func:`check_cluster`: one line within a few seconds, never a hang); a
+``dask.distributed.Client`` passed by a library caller is used as it is and left open. Dask is imported only
+here and only when a cluster is asked for; without it, :class:`MissingDependencyError` names the extra. A
+script that starts a local cluster needs the usual ``if __name__ == "__main__":`` guard: Dask starts its
+workers by spawning Python.
 
 Users: the native search's split count (:mod:`edgematch.solvers.native.cluster`) and the bench
 (:mod:`edgematch.bench.cluster`).
