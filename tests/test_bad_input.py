@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -537,6 +538,36 @@ def test_a_device_is_never_written_to(tmp_path):
     with pytest.raises(FormatError, match="/dev/full: cannot write: it is a character device"):
         edgematch.write_puzzle(read_puzzle(INSECTS), FULL, format="native")
     assert FULL.is_char_device()
+
+
+# ----- where the results database lives (issue 22 item 26) ---------------------------------------------------
+
+def test_a_database_in_a_missing_folder_is_refused_and_no_folder_made(tmp_path):
+    missing = tmp_path / "nonexistent" / "x" / "db"
+    one_line(cli("bench", "smoke", "--db", missing, "--no-report"), f"{missing}: ",
+             f"there is no folder '{missing.parent}' for the results database (make it first)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_that_cannot_be_opened_or_written_names_its_file(tmp_path):
+    from edgematch.bench.environment import environment
+    from edgematch.bench.store import Store
+
+    if Path("/proc").is_dir():  # a place nobody can create files in, root included
+        where = Path("/proc/edgematch-test.sqlite")
+        one_line(cli("bench", "smoke", "--db", where, "--no-report"), f"{where}: ",
+                 "cannot open the results database: unable to open database file")
+    one_line(cli("bench", "smoke", "--db", os.devnull, "--no-report"), f"{os.devnull}: ", "not a regular file")
+    path = tmp_path / "b.sqlite"
+    Store(path).close()
+    store = Store(path)
+    store.db.close()
+    store.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # as a read-only file opens for a user
+    suite = parse_suite('backends = ["native"]\n[[family]]\nname = "t"\nsizes = [2]\n', "t.toml")
+    with pytest.raises(FormatError) as caught:
+        store.new_session(suite, "t", 1, environment())
+    assert str(caught.value) == f"{path}: cannot write the results database: attempt to write a readonly database"
+    store.close()
 
 
 # ----- names that cannot be shown ---------------------------------------------------------------------------

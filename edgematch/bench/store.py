@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,18 +127,29 @@ def _now() -> str:
 
 
 class Store:
-    """A results database at ``path`` (created on first use)."""
+    """A results database at ``path`` (created on first use, in a folder that must exist: a mistyped
+    ``--db`` path makes no folders). Every problem opening or writing it is a FormatError naming the file."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if self.path.is_dir():
             raise FormatError("is a folder, not a results database", self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path)
+        if self.path.exists() and not self.path.is_file():
+            raise FormatError("is not a regular file (a device or a pipe), not a results database", self.path)
+        if not self.path.parent.is_dir():
+            raise FormatError(f"there is no folder {str(self.path.parent)!r} for the results database "
+                              "(make it first)", self.path)
+        try:
+            self.db = sqlite3.connect(self.path)
+        except sqlite3.Error as exc:
+            raise FormatError(f"cannot open the results database: {exc}", self.path) from None
         self.db.row_factory = sqlite3.Row
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.OperationalError as exc:  # cannot open or read it (no permission, a read-only place)
+            self.db.close()
+            raise FormatError(f"cannot open the results database: {exc}", self.path) from None
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise FormatError(f"not a results database: {exc}", self.path) from None
@@ -148,9 +161,13 @@ class Store:
             raise FormatError(f"not an edgematch results database of schema {SCHEMA_VERSION} "
                               f"(schema {version}, tables {', '.join(sorted(tables))})", self.path)
         if not tables:  # a new database (an existing one is only read unless a bench writes to it)
-            with self.db:
-                self.db.executescript(_SCHEMA)
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            try:
+                with self._writing():
+                    self.db.executescript(_SCHEMA)
+                    self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except FormatError:
+                self.db.close()
+                raise
 
     legacy = False  # a schema 1 database read without migrating (read-only)
 
@@ -167,6 +184,16 @@ class Store:
         except sqlite3.OperationalError:
             self.legacy = version == 1
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One transaction; a database this process cannot write (a read-only file or folder, a full disk,
+        one locked by another process) is a FormatError naming the file, not sqlite's bare message."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as exc:
+            raise FormatError(f"cannot write the results database: {exc}", self.path) from None
+
     def close(self) -> None:
         self.db.close()
 
@@ -179,7 +206,7 @@ class Store:
     # -- writing -------------------------------------------------------------------------------------
 
     def new_session(self, suite: Suite, source: str, jobs: int, environment: dict[str, Any]) -> int:
-        with self.db:
+        with self._writing():
             cursor = self.db.execute(
                 "INSERT INTO sessions (started, state, suite, source, plan, jobs, environment) "
                 "VALUES (?, 'running', ?, ?, ?, ?, ?)",
@@ -193,20 +220,20 @@ class Store:
         for key in _JSON:
             values[key] = json.dumps(values[key])
         columns = [_COLUMNS.get(k, k) for k in values]
-        with self.db:
+        with self._writing():
             self.db.execute(
                 f"INSERT INTO runs (session, finished, {', '.join(columns)}) "
                 f"VALUES (?, ?, {', '.join('?' * len(values))})", (session, _now(), *values.values()))
 
     def close_session(self, session: int, elapsed: float, complete: bool) -> None:
         """Record a stretch of benching: ``finished`` when every planned run is stored, else ``interrupted``."""
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "UPDATE sessions SET elapsed = elapsed + ?, state = ?, finished = ? WHERE id = ?",
                 (elapsed, "finished" if complete else "interrupted", _now() if complete else None, session))
 
     def reopen(self, session: int) -> None:
-        with self.db:
+        with self._writing():
             self.db.execute("UPDATE sessions SET state = 'running' WHERE id = ?", (session,))
 
     # -- reading -------------------------------------------------------------------------------------
@@ -261,7 +288,7 @@ class Store:
         """Add to the session's stored environment (the load average after a stretch of benching)."""
         row = self.db.execute("SELECT environment FROM sessions WHERE id = ?", (session,)).fetchone()
         environment = json.loads(row[0]) | values
-        with self.db:
+        with self._writing():
             self.db.execute("UPDATE sessions SET environment = ? WHERE id = ?", (json.dumps(environment), session))
 
     def done(self, session: int) -> dict[tuple[str, str, str, int], str]:
