@@ -397,6 +397,47 @@ def test_cli_exit_2_on_a_folder_without_puzzles(tmp_path):
     assert result.exit_code == 2 and f"no puzzle files in {tmp_path}" in result.stderr
 
 
+def test_cli_skips_files_in_a_folder_that_are_not_puzzles_and_checks_the_others(tmp_path):
+    """Issue 22 item 26: a stray file in a folder stopped the whole check at it. Now each is named on
+    stderr, the puzzles are checked, the summary counts the skipped files, and the exit code is 2."""
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    examples = Path(__file__).parent.parent / "examples"
+    for name in ("insects.em", "hunde.em"):
+        (folder / name).write_bytes((examples / name).read_bytes())
+    (folder / "a-notes.txt").write_text("notes about these puzzles\n")
+    (folder / "b.emsol").write_text("edgematch solution\nsize 1 1\n0:0\n")
+    (folder / ".hidden").write_text("an editor's swap file\n")
+    skipped: list[str] = []
+    cases = xc.cases_from_files([folder], skipped)
+    assert [Path(c.source).name for c in cases] == ["hunde.em", "insects.em"] and [c.index for c in cases] == [0, 1]
+    assert [line.split(":")[0] for line in skipped] == [str(folder / "a-notes.txt"), str(folder / "b.emsol")]
+    with pytest.raises(edgematch.FormatError, match="a-notes.txt"):
+        xc.cases_from_files([folder])  # without a list to note them in: raised, as before
+    result = cli("xcheck", folder, "-b", "native", "-j", "1")
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"edgematch: skipped {folder / 'a-notes.txt'}:")
+    assert lines[1].startswith(f"edgematch: skipped {folder / 'b.emsol'}:")
+    assert "checked 2 puzzles" in result.stdout and "every answer agreed" in result.stdout
+    assert "2 files skipped: not puzzles" in result.stdout and ".hidden" not in result.output
+    named = cli("xcheck", folder / "a-notes.txt", folder / "insects.em", "-b", "native")
+    assert named.exit_code == 2 and "a-notes.txt" in named.stderr and "checked" not in named.stdout
+
+
+def test_a_reproducer_is_never_written_through_a_planted_link(tmp_path):
+    case = make_case(3, 0)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / xc.reproducer_name(case)).symlink_to(victim)
+    outcome = xc.Outcome(case, {"native": Answer("native", "solved", 1, 1)}, {"native": "rigged"})
+    with pytest.raises(edgematch.FormatError, match="it is a symbolic link"):
+        xc.write_reproducer(outcome, out)
+    assert victim.read_text() == "precious\n"
+
+
 def test_cli_ctrl_c_prints_the_figures_so_far_and_exits_130(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "edgematch", "xcheck", "-n", "100000", "-b", "native,cpsat",
                              "-o", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

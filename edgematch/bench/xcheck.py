@@ -40,8 +40,9 @@ from edgematch.core.analysis import facts
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.core.model import SIDES, Hint, Puzzle, Solution, Tile
-from edgematch.errors import BackendError, PuzzleError, UsageError
+from edgematch.errors import BackendError, EdgematchError, PuzzleError, UsageError
 from edgematch.formats import read_puzzle, write_puzzle
+from edgematch.formats.source import save
 
 # what runs by default: every concrete backend and the notable variants (portfolio and auto on request)
 DEFAULT_BACKENDS = ("native", "native:restarts", "cpsat", "cpsat:table", "sat", "sat:cadical195")
@@ -251,17 +252,31 @@ def _other_hint(rng: random.Random, puzzle: Puzzle, hints: list[Hint], solution:
     return rng.choice(options) if options else None
 
 
-def cases_from_files(paths: Iterable[str | Path]) -> list[Case]:
-    """Puzzles read from files (a folder: every file in it), e.g. reproducers written by a past run; a
-    ``# xcheck planted:`` line in a file restores its planted solution."""
-    files: list[Path] = []
+def cases_from_files(paths: Iterable[str | Path], skipped: list[str] | None = None) -> list[Case]:
+    """Puzzles read from files (a folder: every file in it but hidden ones), e.g. reproducers written by a
+    past run; a ``# xcheck planted:`` line in a file restores its planted solution.
+
+    A file named directly must be a puzzle (its error is raised). A file found in a folder that is not one
+    (a note, a solution file) is left out when ``skipped`` is a list, its one-line error appended there, so
+    one stray file does not stop the check of the others; without the list it is raised too."""
+    files: list[tuple[Path, bool]] = []  # (file, found in a folder)
     for path in map(Path, paths):
-        files.extend(sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path])
-    cases = []
-    for index, path in enumerate(files):
-        puzzle = read_puzzle(path)
+        if path.is_dir():
+            files.extend((p, True) for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith("."))
+        else:
+            files.append((path, False))
+    cases: list[Case] = []
+    for path, in_folder in files:
+        try:
+            puzzle = read_puzzle(path)
+        except EdgematchError as exc:
+            if not in_folder or skipped is None:
+                raise
+            text = str(exc)
+            skipped.append(text if text.startswith(str(path)) else f"{path}: {text}")
+            continue
         hints = f"{len(puzzle.hints)} from the file" if puzzle.hints else "none"
-        cases.append(Case(index, puzzle, "file", _planted_line(path, puzzle), hints, source=str(path)))
+        cases.append(Case(len(cases), puzzle, "file", _planted_line(path, puzzle), hints, source=str(path)))
     return cases
 
 
@@ -507,7 +522,7 @@ def write_reproducer(outcome: Outcome, out: Path) -> Path:
     lines.extend(f"# one backend: edgematch count {path} --distinct -b {name}" for name in wrong if name != REFERENCE)
     # a message spanning lines must not end the comment: the file has to read back as the puzzle
     text = "".join(" ".join(line.splitlines()) + "\n" for line in lines) + write_puzzle(case.puzzle, format="native")
-    path.write_text(text, encoding="utf-8")
+    save(path, text)  # whole or not at all, never through a link planted in the folder
     return path
 
 

@@ -1,8 +1,9 @@
 """``edgematch xcheck``: count seeded random puzzles on every backend and the brute force, and fail on any
 disagreement (:mod:`edgematch.bench.xcheck`).
 
-Exit codes: 0 every answer agreed, 1 a failure (each written as a reproducer file), 2 bad options,
-130 interrupted (after printing the figures so far).
+Exit codes: 0 every answer agreed, 1 a failure (each written as a reproducer file), 2 bad options, or a
+file in a folder given that is not a puzzle (each is named on stderr as it is skipped, the others are
+checked, and the summary says how many were skipped), 130 interrupted (after printing the figures so far).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from edgematch.bench import xcheck as xc
 from edgematch.bench.xcheck import Outcome, XcheckReport
-from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
 from edgematch.errors import UsageError
 
 DEFAULT_COUNT = 300
@@ -192,22 +194,28 @@ def xcheck_cmd(
 ) -> None:
     """Cross-check the backends: count seeded random puzzles (sizes 1x1..4x4, both rules, framed or not,
     rotations or not, duplicates, true and wrong hints, planted and random) on every backend, distinct too,
-    against each other and a brute force; each disagreement is written out as a reproducer. Exit 1 on any."""
+    against each other and a brute force; each disagreement is written out as a reproducer. Exit 1 on any;
+    exit 2 when a file in a folder given was not a puzzle (skipped, the others checked)."""
     from edgematch.solvers.processes import usable_cores
 
     with reported():
         if jobs is not None and jobs < 1:
             raise UsageError(f"--jobs must be at least 1, got {jobs}")
         workers = jobs or usable_cores()
+        skipped: list[str] = []
         if files:
             stream = {"--count": count, "--seed": seed, "--sizes": sizes, "--framed": framed,
                       "--rotations": rotations, "--rule": rule, "--kind": kind}
             given = [name for name, value in stream.items() if value is not None]
             if given:
                 raise UsageError(f"{', '.join(given)} choose generated puzzles; not with puzzle files")
-            cases = xc.cases_from_files(files)
+            cases = xc.cases_from_files(files, skipped)
+            for line in skipped:  # a stray file in a folder: named, left out, the others checked
+                err.print(Text.assemble(("edgematch: skipped ", "bold yellow"), line), soft_wrap=True,
+                          highlight=False)
             if not cases:
-                raise UsageError(f"no puzzle files in {', '.join(map(str, files))}")
+                none = f" ({len(skipped)} file(s) skipped: not puzzles)" if skipped else ""
+                raise UsageError(f"no puzzle files in {', '.join(map(str, files))}{none}")
             planned, stream_seed = len(cases), None
         else:
             if count is not None and count < 1:
@@ -221,7 +229,12 @@ def xcheck_cmd(
             report = xc.run_xcheck(cases, planned, _backends(backends), per_call=per_call, time_limit=time_limit,
                                 jobs=workers, reference=reference, out=out_dir, seed=stream_seed, watch=watch)
     _print(report)
+    if skipped:
+        _wide().print(Text(f"{len(skipped):,} file{'s' if len(skipped) != 1 else ''} skipped: not puzzles "
+                           "(named on stderr)", style="bold yellow"))
     if report.stopped == "interrupted":
         raise typer.Exit(EXIT_INTERRUPTED)
     if report.failures:
         raise typer.Exit(EXIT_INVALID)
+    if skipped:
+        raise typer.Exit(EXIT_USAGE)
