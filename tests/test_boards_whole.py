@@ -175,7 +175,11 @@ def test_solve_and_best_say_which_files_they_wrote(tmp_path):
     assert f"board drawn to {picture}" in result.stdout and picture.read_text().startswith(" ---")
 
 
-def test_solve_render_svg_without_output_is_refused_before_the_search():
+def test_solve_render_svg_without_output_is_refused_before_the_search(monkeypatch):
+    def search(*args, **kwargs):
+        raise AssertionError("the search started")
+
+    monkeypatch.setattr(solve_module, "solve_puzzle", search)
     result = cli("solve", HUNDE, "--render", "svg")
     assert result.exit_code == 2 and "needs -o FILE" in result.stderr
     assert "status" not in result.stdout
