@@ -262,3 +262,15 @@ def test_every_result_field_has_a_docstring():
                 documented.append(node.target.id)
     assert fields == [f.name for f in dataclasses.fields(Result)]
     assert documented == fields
+
+
+def test_a_result_is_true_only_for_a_final_answer():
+    assert not Result("native", Status.TIMEOUT, [SOLUTION], count=3, message="time limit")  # partial, a lower bound
+    assert not Result("native", Status.ERROR, message="failed")
+    assert Result("native", Status.SOLVED, [SOLUTION]) and Result("native", Status.UNSAT)
+    assert edgematch.solve(PUZZLE, backend="native") and edgematch.count(PUZZLE, backend="native")
+    hard = generate(GeneratorSpec(8, 8, like="e2", seed=2))[0]
+    timed_out = edgematch.best(hard, backend="native", time_limit=0.5)
+    assert timed_out.status is Status.TIMEOUT and timed_out.solution is not None and not timed_out
+    doc = " ".join(Result.__doc__.split())
+    assert "truth value is :attr:`complete`" in doc and "test ``result.solution is not None``" in doc

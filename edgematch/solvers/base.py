@@ -90,6 +90,12 @@ class Result:
     """One result type for every backend and every question (``solve``, ``solve_all``, ``count``, ``best``).
 
     ``status`` says how the call ended; the other fields hold what it found (each documented below).
+
+    Its truth value is :attr:`complete`: ``if result:`` holds when the call gave a final answer to its
+    question (a solution found, or proven that there is none; an exact count; ``best``: a board proven the
+    maximum) and fails on a timeout (a partial answer, a lower bound) or an error. A proven "no solution" is
+    a final answer, so it is true too: to ask whether a solution or board was found, test
+    ``result.solution is not None``.
     """
 
     backend: str
@@ -137,6 +143,10 @@ class Result:
     def complete(self) -> bool:
         """Whether the answer is final (the search finished or proved there is none)."""
         return self.status in (Status.SOLVED, Status.UNSAT)
+
+    def __bool__(self) -> bool:
+        """:attr:`complete`: a timeout (a partial answer) or an error is false (see the class docstring)."""
+        return self.complete
 
     def kept(self) -> str:
         """What this result holds, in a few words (for the message of an interrupted call)."""
