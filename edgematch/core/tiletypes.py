@@ -14,11 +14,14 @@ Hinted tiles are not part of any type: a hint fixes its tile and exact rotation.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
+from typing import TypeVar
 
 from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
+
+T = TypeVar("T")
 
 Board = Sequence[tuple[int, int] | None]  # per cell: (type, turn), None on hinted cells
 
@@ -90,6 +93,36 @@ def decode(puzzle: Puzzle, types: TileTypes, board: Board) -> Solution:
     return Solution.from_pairs(puzzle, cells)
 
 
+def lazy_product(factories: list[Callable[[], Iterator[T]]]) -> Iterator[tuple[T, ...]]:
+    """``itertools.product`` of the iterators the factories make, in the same order, without listing them.
+
+    ``product`` lists each input first: the orders of 25 identical copies are 25! tuples, which filled all
+    memory before the first raw solution came out. Here each input is remade when it runs out (an odometer)."""
+    running = [make() for make in factories]
+    current: list[T] = []
+    for it in running:
+        first = next(it, _END)
+        if first is _END:
+            return
+        current.append(first)  # type: ignore[arg-type]
+    while True:
+        yield tuple(current)
+        i = len(running) - 1
+        while i >= 0:
+            step = next(running[i], _END)
+            if step is not _END:
+                current[i] = step  # type: ignore[assignment]
+                break
+            running[i] = factories[i]()
+            current[i] = next(running[i])
+            i -= 1
+        if i < 0:
+            return
+
+
+_END = object()
+
+
 def expand(puzzle: Puzzle, types: TileTypes, board: Board) -> Iterator[Solution]:
     """Every raw solution that looks like ``board`` (copies permuted, equivalent turns of symmetric tiles)."""
     cells_of: dict[int, list[tuple[int, int]]] = {}
@@ -98,7 +131,7 @@ def expand(puzzle: Puzzle, types: TileTypes, board: Board) -> Iterator[Solution]
             t, r = board[c]  # type: ignore[misc]
             cells_of.setdefault(t, []).append((c, r))
     used = list(cells_of)
-    for copies in product(*(permutations(types.members[t]) for t in used)):
+    for copies in lazy_product([lambda t=t: permutations(types.members[t]) for t in used]):
         options: dict[int, list[tuple[int, int]]] = {}
         for t, chosen in zip(used, copies, strict=True):
             for (c, r), (tile, d) in zip(cells_of[t], chosen, strict=True):

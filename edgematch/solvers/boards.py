@@ -7,6 +7,8 @@ stands for one orbit of ``turns`` turned boards, so boards are then the distinct
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
@@ -24,14 +26,30 @@ def counted(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], distinc
     return raw, len({distinct_key(puzzle, decode(puzzle, types, b)) for b in boards})
 
 
-def expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit: int | None) -> list[Solution]:
+def expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit: int | None,
+             deadline: float | None = None) -> tuple[list[Solution], bool]:
     """The raw solutions of ``boards`` (every turn the anchor folded away, every order of identical copies),
-    up to ``limit``."""
-    solutions: list[Solution] = []
-    for board in boards:
-        for turned in turned_boards(puzzle, types, board) if turns > 1 else [board]:
-            for solution in expand(puzzle, types, turned):
-                solutions.append(solution)
-                if limit is not None and len(solutions) >= limit:
-                    return solutions
-    return solutions
+    up to ``limit``, and whether the ``time.monotonic()`` deadline cut the listing short."""
+    every = (solution for board in boards
+             for turned in (turned_boards(puzzle, types, board) if turns > 1 else [board])
+             for solution in expand(puzzle, types, turned))
+    return listed(every, limit, deadline)
+
+
+CHECK_EVERY = 1024  # raw solutions listed between looks at the clock (the first ones always are)
+CUT = "time limit while listing raw solutions"  # the message of a result whose listing the deadline cut
+
+
+def listed(solutions: Iterator[Solution], limit: int | None, deadline: float | None) -> tuple[list[Solution], bool]:
+    """Up to ``limit`` of ``solutions``, and whether the ``time.monotonic()`` deadline stopped the listing first.
+
+    One board with many identical tiles stands for millions of raw solutions: listing them all could outlast
+    any time limit and fill memory (a 5x5 of two colours grew to 20 GB), so the listing keeps the limit too."""
+    out: list[Solution] = []
+    for solution in solutions:
+        if limit is not None and len(out) >= limit:
+            break
+        if deadline is not None and out and len(out) % CHECK_EVERY == 0 and time.monotonic() > deadline:
+            return out, True
+        out.append(solution)
+    return out, False

@@ -32,7 +32,7 @@ from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
-from edgematch.solvers.boards import counted, expanded
+from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.improving import Improvements
 from edgematch.solvers.processes import TIME_LIMIT, ChildDied, stream
 
@@ -121,7 +121,9 @@ class CpsatBackend(Backend):
         if task.question == "count" or complete and not got.limit_reached:
             result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            result.solutions = expanded(puzzle, types, turns, boards, task.limit)
+            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit, deadline)
+            if cut:
+                result.status, result.message = Status.TIMEOUT, CUT
         return result
 
 

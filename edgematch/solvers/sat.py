@@ -41,7 +41,7 @@ from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
 from edgematch.formats.source import writable, writing
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
-from edgematch.solvers.boards import counted, expanded
+from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
 from edgematch.solvers.processes import ChildDied, stream
 
@@ -150,8 +150,10 @@ class SatBackend(Backend):
         if task.question == "count" or finished:  # a stopped count is a lower bound; stopped "all" has none
             result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            result.solutions = expanded(puzzle, types, turns, boards, task.limit)
-            if task.limit is not None and len(result.solutions) >= task.limit:
+            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit, deadline)
+            if cut:
+                result.status, result.message = Status.TIMEOUT, CUT
+            elif task.limit is not None and len(result.solutions) >= task.limit:
                 result.status, result.message = Status.SOLVED, "solution limit"
                 result.count = result.distinct = None
         return result

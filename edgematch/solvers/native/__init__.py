@@ -22,11 +22,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from itertools import islice
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 
@@ -121,6 +121,7 @@ class NativeBackend(Backend):
         restarts = 0
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
+        deadline = None if left is None else time.monotonic() + left
         if restarting:
             outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress)
         elif task.workers > 1 or task.cluster is not None:
@@ -139,13 +140,14 @@ class NativeBackend(Backend):
         solve = time.perf_counter() - t0
 
         raw = outcome.solutions * tables.raw_multiplier
+        cut = False
         if task.question == "first":
             solutions = [decode(puzzle, tables, picks) for picks in outcome.found[:1]]
         else:
             every = (sol for picks in outcome.found for sol in expand(puzzle, tables, picks))
-            solutions = list(islice(every, want))
+            solutions, cut = listed(every, want, deadline)
         if outcome.found or raw:
-            done = outcome.finished or outcome.stopped == "solution limit" or task.question == "first"
+            done = (outcome.finished or outcome.stopped == "solution limit" or task.question == "first") and not cut
             status = Status.SOLVED if done else Status.TIMEOUT
         else:
             status = Status.UNSAT if outcome.finished else Status.TIMEOUT
@@ -168,7 +170,8 @@ class NativeBackend(Backend):
             },
             options={"order": tables.order_name, "workers": task.workers,
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
-            message="" if task.question == "first" and outcome.stopped == "solution limit" else outcome.stopped,
+            message=CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit"
+            else outcome.stopped,
         )
 
     def _all_hinted(self, puzzle: Puzzle, tables: Tables, task: Task, build: float) -> Result:

@@ -1,0 +1,52 @@
+"""Listing raw solutions keeps the time limit and memory bounded.
+
+One board of identical tiles stands for astronomically many raw solutions (25 identical, symmetric tiles:
+25! x 4^25 of them). ``solve --all -n 1000000000 -t 0.5`` once listed them past the limit until memory ran
+out (20 GB): ``itertools.product`` listed the 25! orders of the copies first, and nothing looked at the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from itertools import product
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from edgematch.core.tiletypes import lazy_product
+from edgematch.solvers.boards import CUT
+
+
+@given(st.lists(st.integers(min_value=0, max_value=4), max_size=5))
+def test_lazy_product_is_product_in_the_same_order(sizes: list[int]) -> None:
+    factories = [lambda n=n: iter(range(n)) for n in sizes]
+    assert list(lazy_product(factories)) == list(product(*(range(n) for n in sizes)))
+
+
+SCRIPT = textwrap.dedent("""
+    import json, resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, 6 * 2**30))
+    import edgematch
+    from edgematch.core.generator import random_tiles
+    puzzle = random_tiles(5, 5, colours=int(sys.argv[2]), rule="same", seed=1)
+    began = time.monotonic()
+    result = edgematch.solve_all(puzzle, backend=sys.argv[1], limit=10**9, time_limit=0.5)
+    print(json.dumps({"status": result.status.value, "message": result.message, "listed": len(result.solutions),
+                      "distinct": len({s.cells for s in result.solutions}), "took": time.monotonic() - began}))
+""")
+
+
+@pytest.mark.parametrize("backend", ["native", "sat", "cpsat"])
+@pytest.mark.parametrize("colours", [1, 2])
+def test_listing_more_raw_solutions_than_time_allows_stops_at_the_limit(backend: str, colours: int) -> None:
+    done = subprocess.run([sys.executable, "-c", SCRIPT, backend, str(colours)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    assert got["status"] == "timeout" and got["message"] == CUT
+    assert 1024 <= got["listed"] < 10**6 and got["distinct"] == got["listed"]
+    assert got["took"] < 10  # the whole call, every listed solution checked; it never returned before
