@@ -75,13 +75,14 @@ class PortfolioBackend(Backend):
     def members_for(self, task: Task) -> tuple[list[str], list[str]]:
         """The members that answer ``task`` and why the others do not (``best``: cpsat:table has no model).
         The default portfolio takes the defaults that answer, as many as there are cores (at least two); a
-        named one runs the named members that answer. Neither refuses while one member answers."""
+        named one runs the named members that answer. A member that answers the question but not the rest of
+        the task (two workers for native:restarts) refuses the portfolio, as before."""
         names = [m.strip() for m in self.sub.split("+") if m.strip()] if self.sub else list(DEFAULT_MEMBERS)
         if self.sub:
             self.members()  # the naming rules (two or more, no portfolio or auto inside)
         able, unable = [], []
-        for name in names:
-            problem = get_backend(name).refusal(task)
+        for name in names:  # a member is left out for the question alone; workers it cannot take refuse it
+            problem = get_backend(name).refusal(Task(task.question))
             (unable if problem else able).append(problem or name)
         if not self.sub:
             able = able[:max(2, usable_cores())]
@@ -97,6 +98,10 @@ class PortfolioBackend(Backend):
         able, unable = self.members_for(task)
         if not able:
             return f"portfolio: no member answers {task.question!r}: {'; '.join(unable)}"
+        for member in able:
+            problem = get_backend(member).refusal(task)
+            if problem:
+                return f"portfolio member {problem}"
         return None
 
     def warm_up(self) -> None:
