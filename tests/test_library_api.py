@@ -274,3 +274,25 @@ def test_a_result_is_true_only_for_a_final_answer():
     assert timed_out.status is Status.TIMEOUT and timed_out.solution is not None and not timed_out
     doc = " ".join(Result.__doc__.split())
     assert "truth value is :attr:`complete`" in doc and "test ``result.solution is not None``" in doc
+
+
+# --- the public helpers beside the solver calls (generator, symmetry, option values) ------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: edgematch.GeneratorSpec(3, 3, attempt="x"),
+    lambda: edgematch.GeneratorSpec(3, 3, colours=[1]),
+    lambda: edgematch.GeneratorSpec(True, 3),
+    lambda: edgematch.GeneratorSpec(3, 3, framed="yes"),
+    lambda: edgematch.random_tiles(3, 3, colours=10**30),
+    lambda: edgematch.random_tiles(2, 2, rule="x"),
+    lambda: edgematch.board_turns(None),
+    lambda: edgematch.distinct_key(edgematch.random_tiles(2, 2), None),
+    lambda: __import__("edgematch.solvers.unique", fromlist=["x"]).unique_puzzle(
+        edgematch.GeneratorSpec(3, 3), time_limit=10**400),
+    lambda: edgematch.best(PUZZLE, backend="native", start="abc", time_limit=1),
+    lambda: edgematch.best(PUZZLE, backend="native", start=float("nan"), time_limit=1),
+], ids=["attempt", "colours-list", "bool-size", "framed-text", "huge-colours", "rule", "turns-none", "key-none",
+        "unique-limit", "start-text", "start-nan"])
+def test_public_helpers_refuse_bad_values_with_a_usage_error(call):
+    with pytest.raises(edgematch.UsageError):
+        call()

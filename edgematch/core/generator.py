@@ -32,15 +32,33 @@ family's default, and a setting the family cannot honour is a :class:`UsageError
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from dataclasses import dataclass
 
-from edgematch.core.model import E, N, Puzzle, Rule, S, Solution, Tile, W, rotate_edges
+from edgematch.core.model import MAX_LABEL, E, N, Puzzle, Rule, S, Solution, Tile, W, rotate_edges
 from edgematch.errors import UsageError
 
 FRAME = 0
 MAX_TRIES = 1000
 MAX_TILES = 1_000_000
+MAX_COLOURS = 4 * MAX_TILES  # more colours than edges on the largest board could never all show
+
+
+def check_setting(name: str, value: object, least: int = 0, most: int = MAX_LABEL, none: bool = False) -> None:
+    """``value`` must be a whole number from ``least`` to ``most`` (or None when ``none``): else a UsageError."""
+    if value is None and none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageError(f"{name.replace('_', ' ')} must be a whole number, got {value!r:.40}")
+    if not least <= value <= most:
+        raise UsageError(f"{name.replace('_', ' ')} must be from {least:,} to {most:,}, got {value!r:.40}")
+
+
+def check_flag(name: str, value: object, none: bool = False) -> None:
+    """``value`` must be True or False (or None when ``none``): else a UsageError."""
+    if not (isinstance(value, bool) or value is None and none):
+        raise UsageError(f"{name} must be True or False, got {value!r:.40}")
 
 FAMILIES: dict[str, str] = {
     "clue": "Eternity II clue puzzles: framed, same, turning, 4 rim + 3 inner colours (6x6, 12x6)",
@@ -104,6 +122,18 @@ class GeneratorSpec:
     attempt: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("width", "height"):
+            check_setting(name, getattr(self, name))
+        for name in ("colours", "border_colours", "inner_colours"):
+            check_setting(name, getattr(self, name), 0, MAX_COLOURS, none=True)
+        check_setting("seed", self.seed, -MAX_LABEL)
+        check_setting("attempt", self.attempt, -MAX_LABEL)
+        for name in ("framed", "rotations"):
+            check_flag(name, getattr(self, name), none=True)
+        for name in ("duplicates", "hint"):
+            check_flag(name, getattr(self, name))
+        if self.like is not None and not isinstance(self.like, str):
+            raise UsageError(f"like must be a family name, got {self.like!r:.40}")
         if self.width < 1 or self.height < 1:
             raise UsageError(f"board size must be at least 1x1, got {self.width}x{self.height}")
         if self.width * self.height > MAX_TILES:
@@ -278,6 +308,12 @@ def random_tiles(
     ``signed`` draws each edge from ±1..±colours (8 values for 4 colours, as in the article);
     ``same`` from 1..colours.
     """
+    for name, value in (("width", width), ("height", height), ("colours", colours)):
+        check_setting(name, value, 0, MAX_COLOURS if name == "colours" else MAX_LABEL)
+    check_setting("seed", seed, -MAX_LABEL)
+    check_flag("rotations", rotations)
+    if rule not in ("same", "signed"):
+        raise UsageError(f"unknown rule {rule!r:.40} (expected same or signed)")
     if width < 1 or height < 1 or colours < 1:
         raise UsageError("random tiles need a board of at least 1x1 and at least one colour")
     if width * height > MAX_TILES:

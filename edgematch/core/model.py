@@ -128,12 +128,12 @@ class Puzzle:
 
     def __post_init__(self) -> None:
         for what, value in (("width", self.width), ("height", self.height)):
-            if not _is_whole(value):
+            if not is_whole(value):
                 raise PuzzleError(f"the board {what} must be a whole number (at most {MAX_DIGITS} digits), "
                                   f"got {_shown(value)}")
         if not isinstance(self.rotations, bool):
             raise PuzzleError(f"rotations must be True or False, got {_shown(self.rotations)}")
-        if self.frame is not None and not _is_whole(self.frame):
+        if self.frame is not None and not is_whole(self.frame):
             raise PuzzleError(f"the frame must be an integer label (at most {MAX_DIGITS} digits) or None, "
                               f"got {_shown(self.frame)}")
         if not isinstance(self.labels, Mapping):
@@ -244,7 +244,7 @@ class Puzzle:
         used = self.label_set()
         names: dict[str, int] = {}
         for label, name in self.labels.items():
-            if not _is_whole(label):
+            if not is_whole(label):
                 yield f"label names are keyed by integer labels (at most {MAX_DIGITS} digits), got {_shown(label)}"
                 continue
             if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
@@ -417,7 +417,7 @@ def _printable(text: str) -> bool:
     return not any(ch != "\t" and (ch < " " or "\x7f" <= ch <= "\x9f") for ch in text)
 
 
-def _is_whole(value: object) -> bool:
+def is_whole(value: object) -> bool:
     """Whether ``value`` is a whole number (an int, or a numpy integer) of at most ``MAX_DIGITS`` digits, and
     not a bool (True is no size). Sizes, cells, tiles and rotations are such numbers, so every message can
     print them and every backend can hold them."""
@@ -456,7 +456,7 @@ def _whole_fields(i: int, value: object, kind: str, names: tuple[str, ...]) -> t
     if all(type(x) is int and -MAX_LABEL <= x <= MAX_LABEL for x in fields):  # the common case, quickly
         return fields
     for name, field_value in zip(names, fields, strict=True):
-        if not _is_whole(field_value):
+        if not is_whole(field_value):
             raise PuzzleError(f"{kind} {i}: the {name} must be a whole number (at most {MAX_DIGITS} digits), "
                               f"got {_shown(field_value)}")
     return tuple(int(x) for x in fields)
@@ -499,7 +499,7 @@ class Solution:
 
     def __post_init__(self) -> None:
         for what, value in (("width", self.width), ("height", self.height)):
-            if not _is_whole(value):
+            if not is_whole(value):
                 raise PuzzleError(f"the solution's {what} must be a whole number (at most {MAX_DIGITS} digits), "
                                   f"got {_shown(value)}")
         object.__setattr__(self, "width", int(self.width))

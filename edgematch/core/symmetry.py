@@ -9,6 +9,7 @@ frame is unchanged by any turn. Comparing visible labels merges identical and se
 from __future__ import annotations
 
 from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
+from edgematch.errors import UsageError
 
 Grid = tuple[Edges, ...]
 
@@ -44,6 +45,8 @@ def board_turns(puzzle: Puzzle) -> tuple[int, ...]:
     the solutions that are least in their orbit counts the distinct ones. When rotation is forbidden,
     a turn also turns every tile, so it is allowed only if the tile set is unchanged by it.
     """
+    if not isinstance(puzzle, Puzzle):
+        raise UsageError(f"board_turns needs a Puzzle, got {type(puzzle).__name__}")
     w, h = puzzle.width, puzzle.height
     candidates = (0, 1, 2, 3) if w == h else (0, 2)
     hinted = {cell: puzzle.tiles[t].rotated(r) for cell, t, r in puzzle.hints}
@@ -64,6 +67,8 @@ def distinct_key(puzzle: Puzzle, solution: Solution, turns: tuple[int, ...] | No
 
     Pass ``turns`` (from :func:`board_turns`) when keying many solutions of one puzzle.
     """
+    if not isinstance(solution, Solution):
+        raise UsageError(f"distinct_key needs a Solution, got {type(solution).__name__}")
     if turns is None:
         turns = board_turns(puzzle)
     grid = solution.grid(puzzle)

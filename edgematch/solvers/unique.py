@@ -37,13 +37,14 @@ def unique_puzzle(spec: GeneratorSpec, tries: int = DEFAULT_TRIES, time_limit: f
     distinct solution, its planted solution, and how many tries it took. At most ``tries`` puzzles and
     ``time_limit`` seconds in all (each count at most ``try_limit``); a :class:`UsageError` says how many
     tries were made and what they gave when none is found. The puzzle's name ends in ``unique``."""
-    from edgematch.solvers.api import count
+    from edgematch.solvers.api import count, seconds_problem
 
     if isinstance(tries, bool) or not isinstance(tries, int) or tries < 1:
-        raise UsageError(f"tries must be a whole number of at least 1, got {tries!r}")
+        raise UsageError(f"tries must be a whole number of at least 1, got {tries!r:.40}")
     for name, value in (("time limit", time_limit), ("try limit", try_limit)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
-            raise UsageError(f"the {name} must be a positive number of seconds, got {value!r}")
+        problem = seconds_problem(value)
+        if problem:
+            raise UsageError(f"the {name} {problem}")
     started = time.monotonic()
     several = none = timeouts = 0
     made = 0

@@ -24,6 +24,7 @@ out: from the search's best boards 40 M moves gained no seam (16x16, 10x10, 12x1
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -428,9 +429,13 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     from edgematch.solvers.native import best_kernel as K
 
     t0 = time.perf_counter()
-    start_share = float(options.get("start", START))
-    if not 0.0 <= start_share <= 1.0:
-        raise UsageError(f"native backend: option start must be between 0 and 1, got {start_share}")
+    given = options.get("start", START)
+    try:
+        start_share = float(str(given).strip()) if not isinstance(given, (int, float)) else float(given)
+    except ValueError:
+        start_share = math.nan
+    if not 0.0 <= start_share <= 1.0:  # nan fails this too
+        raise UsageError(f"native backend: option start must be a number between 0 and 1, got {given!r}")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
     double = on_off(options.get("double", True))
