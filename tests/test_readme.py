@@ -105,7 +105,7 @@ def test_the_readme_walkthrough_runs_top_to_bottom(tmp_path, request):
                               timeout=SECONDS)
         assert done.returncode == 0, f"README python block failed:\n{block}\n{done.stderr[-2000:]}"
     assert len(ran) >= 30
-    for path in ("p.em", "big.em", "board.png", "p.cnf", "runs.csv", "my-policy.toml", "reports/session-1"):
+    for path in ("p.em", "big.em", "board.png", "p.cnf", "runs.csv", "my-policy.toml", "reports/bench/session-1"):
         assert (tmp_path / path).exists(), path
     slowest = sorted(took, reverse=True)[:12]
     print("slowest README commands:", *(f"{s:.1f} s  {c}" for s, c in slowest), sep="\n  ")

@@ -205,8 +205,6 @@ def refusal(backend: str, task: str, timeout: float) -> str | None:
     """Why ``backend`` cannot answer a bench run of ``task`` (asked as the run's child asks it), or None. A
     missing library is not a refusal here (:func:`check_backends` names it with the extra to install)."""
     question = task if task in ("first", "count", "best") else "first"
-    if backend == "auto":  # it picks, per puzzle, a backend that answers the question (its class lists no `best`)
-        return None
     try:
         return get_backend(backend).refusal(Task(question=question, time_limit=timeout, distinct=task == "count"))
     except MissingDependencyError:

@@ -14,6 +14,7 @@ from edgematch.solvers.policy import choose, installed, load_policy
 class AutoBackend(Backend):
     name = "auto"
     description = "the backend the measured policy picks for the puzzle and question (see --explain)"
+    questions = ("first", "all", "count", "best")  # the backend it picks answers the question asked
 
     def warm_up(self) -> None:
         policy = load_policy()
