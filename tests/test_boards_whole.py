@@ -206,3 +206,19 @@ def test_the_order_help_names_the_real_default():
 
     help_text = solve_module.OrderOpt.__metadata__[0].help
     assert help_text.startswith(f"Native fill order: {DEFAULT_ORDER} (default") and "row (default)" not in help_text
+
+
+def test_decode_to_a_pipe_writes_a_wide_board_whole(tmp_path):
+    pytest.importorskip("pysat")
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    cnf, model, saved = tmp_path / "h.cnf", tmp_path / "h.model", tmp_path / "h.emsol"
+    assert run("encode", str(HUNDE), "--cnf", str(cnf)).returncode == 0
+    with Solver(name="minisat22", bootstrap_with=CNF(from_file=str(cnf)).clauses) as sat:
+        assert sat.solve()
+        model.write_text("s SATISFIABLE\nv " + " ".join(map(str, sat.get_model())) + " 0\n")
+    done = run("decode", str(HUNDE), str(cnf), str(model), "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    puzzle = read_puzzle(HUNDE)
+    assert done.stdout.startswith(render_ascii(puzzle, read_solution(saved, puzzle=puzzle)))  # 96 wide, not 80

@@ -115,3 +115,23 @@ def test_the_html_page_shows_code_and_bold_not_markdown_and_escapes_the_rest(tmp
 def test_inline_markdown_escapes_inside_code_and_leaves_lone_marks():
     assert inline_markdown("run `a<b>` **now**") == "run <code>a&lt;b&gt;</code> <strong>now</strong>"
     assert inline_markdown("a ` alone & 2*3") == "a ` alone &amp; 2*3"
+
+
+def test_a_bench_whose_report_folder_is_taken_keeps_its_runs_and_exit_code(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from edgematch.cli.main import load_commands
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.toml").write_text(SUITE)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    runner, app = CliRunner(), load_commands()
+    first = runner.invoke(app, ["bench", "tiny.toml", "--db", "a/bench.sqlite"], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(app, ["bench", "tiny.toml", "--db", "b/bench.sqlite"], catch_exceptions=False)
+    assert second.exit_code == 0, second.output  # the runs decide the exit code, not the report
+    assert "no report" in second.stderr and "another database" in second.stderr
+    with Store(tmp_path / "b" / "bench.sqlite") as store:
+        assert len(store.runs(1)) == 2
+    assert str((tmp_path / "a" / "bench.sqlite").resolve()) in Path("reports/bench/session-1/report.md").read_text()

@@ -341,7 +341,11 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
     _errors(summary)
     out.print(Text(confirmed_line(summary)), highlight=False, soft_wrap=True)
     if report and summary.every:
-        written = write_report(store, number, output)
+        try:
+            written = write_report(store, number, output)
+        except UsageError as exc:  # the runs are stored and their exit code stands: only the report is missing
+            err.print(Text.assemble(("no report", "yellow"), f": {exc}"), soft_wrap=True, highlight=False)
+            return summary
         if written.problem:
             err.print(Text.assemble(("no HTML page", "yellow"), f": {written.problem}"), soft_wrap=True)
         out.print(Text(f"report: {written.html or written.markdown}"), soft_wrap=True)

@@ -17,7 +17,7 @@ import typer
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INVALID, app, out, reported
 from edgematch.cli.commands import FormatOpt, emit
-from edgematch.cli.solve import OptionOpt, backend_options
+from edgematch.cli.solve import OptionOpt, backend_options, show_board
 from edgematch.core.checker import check
 from edgematch.errors import FormatError, MissingDependencyError, UsageError
 from edgematch.formats.source import Source
@@ -124,7 +124,6 @@ def decode_cmd(
     format: FormatOpt = None,
 ) -> None:
     """Turn an external SAT solver's model into a checked solution. Exit 0 valid, 1 invalid."""
-    from edgematch import render
     from edgematch.core.tiletypes import decode
     from edgematch.encodings.cnf import CnfOptions, ModelError, encode, fingerprint
 
@@ -149,7 +148,7 @@ def decode_cmd(
         result = check(puzzle, solution)
         if save is not None:
             fmt.write_solution(solution, save, puzzle=puzzle)
-    out.print(render.render_terminal(puzzle, solution))
+    show_board(puzzle, solution, "--save FILE, then edgematch render PUZZLE -s FILE --as ascii -o OUT")
     for violation in result.violations:
         out.print(f"x {violation}", markup=False, highlight=False)
     out.print(result.summary(), markup=False, highlight=False)

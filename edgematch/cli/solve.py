@@ -108,15 +108,15 @@ def live_progress(what: str) -> Iterator[Progress | None]:
         yield update
 
 
-def show_board(puzzle: Puzzle, board: Solution) -> None:
+def show_board(puzzle: Puzzle, board: Solution, whole: str = "--render ascii -o FILE, or --render png -o FILE") -> None:
     """Print a board on stdout, never cut: whole lines to a file or a pipe; on a terminal narrower than the
-    board, bands of whole tile columns and a note on stderr saying so and how to see it whole."""
+    board, bands of whole tile columns and a note on stderr saying so and how to see it ``whole``."""
     from edgematch.render.terminal import print_board
 
     note = print_board(out, puzzle, board)
     if note:
-        err.print(Text.assemble(("edgematch: note: ", "bold yellow"), note, "; to see it whole: --render ascii "
-                                "-o FILE, or --render png -o FILE"), soft_wrap=True, highlight=False)
+        err.print(Text.assemble(("edgematch: note: ", "bold yellow"), note, f"; to see it whole: {whole}"),
+                  soft_wrap=True, highlight=False)
 
 
 def wrote(what: str, path: Path) -> None:
