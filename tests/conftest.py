@@ -1,8 +1,10 @@
 """Shared fixtures: the rigged backends, and one stored bench of the smoke suite reused by the report tests."""
 
 import atexit
+import errno
 import os
 import shutil
+import stat
 import tempfile
 
 import pytest
@@ -36,3 +38,17 @@ def smoke_db(tmp_path_factory):
         session = store.new_session(suite, "smoke", 1, environment())
         assert run_session(store, session, suite)
     return path
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every file written from now on meets a full disk: syncing a regular file fails with ENOSPC, as the
+    kernel reports it when the data cannot be stored (a device node is refused before it gets there)."""
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)

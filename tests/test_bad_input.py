@@ -468,23 +468,6 @@ FULL = Path("/dev/full")
 needs_full = pytest.mark.skipif(not FULL.exists(), reason="needs /dev/full")
 
 
-@pytest.fixture
-def full_disk(monkeypatch):
-    """Every file written from now on meets a full disk: syncing a regular file fails with ENOSPC, as the
-    kernel reports it when the data cannot be stored (a device node is refused before it gets there)."""
-    import errno
-    import stat
-
-    real = os.fsync
-
-    def fsync(fd: int) -> None:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-
-
 @pytest.fixture(scope="module")
 def tiny_db(tmp_path_factory):
     """A results database with one finished session: native on two 2x2 boards."""

@@ -18,35 +18,19 @@ import threading
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import edgematch
-from edgematch.cli.main import load_commands
 from edgematch.errors import FormatError
 from edgematch.formats import read_puzzle, read_solution, write_puzzle, write_solution
 from edgematch.formats.source import save, writing
 from edgematch.render import render_png
 from edgematch.solvers.base import Task
+from tests.test_bad_input import cli, one_line
 
-runner = CliRunner()
-app = load_commands()
 EXAMPLES = Path(__file__).parent.parent / "examples"
 INSECTS = EXAMPLES / "insects.em"
 HUNDE = EXAMPLES / "hunde.hunde"
 FULL = Path("/dev/full")
-
-
-def cli(*args):
-    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
-
-
-def one_line(result, where: Path, fragment: str) -> str:
-    assert result.exit_code == 2, (result.exit_code, result.output)
-    text = result.stderr.strip()
-    assert len(text.splitlines()) == 1, text
-    assert text.startswith(f"edgematch: {where}: "), text
-    assert fragment in text, text
-    return text
 
 
 def refused(call, path: Path, kind: str) -> None:
@@ -56,19 +40,6 @@ def refused(call, path: Path, kind: str) -> None:
     message = str(caught.value)
     assert message == f"{path}: cannot write: it is {kind}, and edgematch only replaces regular files"
     assert "\n" not in message and ".tmp" not in message
-
-
-@pytest.fixture
-def full_disk(monkeypatch):
-    """Syncing a regular file fails with ENOSPC (the disk filled while the data was written)."""
-    real = os.fsync
-
-    def fsync(fd: int) -> None:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
 
 
 # ----- the writer ------------------------------------------------------------------------------------------
@@ -223,7 +194,7 @@ def test_solve_save_and_render_refuse_a_link_before_solving(tmp_path):
         link.symlink_to(victim)
         args = ["--render", "svg"] if option == "-o" else []
         result = cli("solve", HUNDE, option, link, *args)
-        one_line(result, link, "it is a symbolic link")
+        one_line(result, f"{link}: ", "it is a symbolic link")
         assert "status" not in result.stdout  # refused before the search, not after it
     assert victim.read_text() == "precious\n"
 
@@ -234,8 +205,8 @@ def test_solve_save_and_render_refuse_a_link_before_solving(tmp_path):
 def test_best_save_refuses_a_device_and_a_link_to_one(tmp_path):
     link = tmp_path / "best.emsol"
     link.symlink_to(FULL)
-    one_line(cli("best", HUNDE, "-t", "5", "--save", link), link, "it is a symbolic link")
-    one_line(cli("best", HUNDE, "-t", "5", "--save", FULL), FULL, "it is a character device")
+    one_line(cli("best", HUNDE, "-t", "5", "--save", link), f"{link}: ", "it is a symbolic link")
+    one_line(cli("best", HUNDE, "-t", "5", "--save", FULL), f"{FULL}: ", "it is a character device")
     assert FULL.is_char_device() and link.is_symlink()
     assert sorted(os.listdir(tmp_path)) == ["best.emsol"]
 
@@ -254,7 +225,7 @@ def test_best_save_never_writes_through_a_planted_partial_link(tmp_path):
 
 
 def test_best_save_to_a_folder_names_the_folder(tmp_path):
-    text = one_line(cli("best", HUNDE, "-t", "5", "--save", tmp_path), tmp_path, "it is a directory")
+    text = one_line(cli("best", HUNDE, "-t", "5", "--save", tmp_path), f"{tmp_path}: ", "it is a directory")
     assert ".partial" not in text and os.listdir(tmp_path) == []
 
 
