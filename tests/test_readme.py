@@ -101,7 +101,9 @@ def test_the_readme_walkthrough_runs_top_to_bottom(tmp_path, request):
                                       f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
         ran.append(command)
     for block in blocks("python"):
-        done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True,
+        # -P: the copied edgematch/bench/suites in the folder must not shadow the installed package
+        done = subprocess.run([sys.executable, "-P", "-c", block], cwd=tmp_path, env=env, capture_output=True,
+                              text=True,
                               timeout=SECONDS)
         assert done.returncode == 0, f"README python block failed:\n{block}\n{done.stderr[-2000:]}"
     assert len(ran) >= 30
