@@ -135,3 +135,30 @@ def test_a_bench_whose_report_folder_is_taken_keeps_its_runs_and_exit_code(tmp_p
     with Store(tmp_path / "b" / "bench.sqlite") as store:
         assert len(store.runs(1)) == 2
     assert str((tmp_path / "a" / "bench.sqlite").resolve()) in Path("reports/bench/session-1/report.md").read_text()
+
+
+@pytest.mark.parametrize("trouble", ["full disk", "symlink"])
+def test_a_bench_whose_report_cannot_be_written_keeps_its_runs_and_exit_code(tmp_path, monkeypatch, trouble, request):
+    """A report that cannot be saved (full disk, a symlink planted at report.md) costs the report, not the
+    runs' exit code: bench says ``no report: ...`` in one line and exits as its runs decide."""
+    from typer.testing import CliRunner
+
+    from edgematch.cli.main import load_commands
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.toml").write_text(SUITE)
+    folder = tmp_path / "reports" / "bench" / "session-1"
+    if trouble == "symlink":
+        folder.mkdir(parents=True)
+        (folder / "report.md").symlink_to(tmp_path / "elsewhere.md")
+    else:
+        request.getfixturevalue("full_disk")
+    result = CliRunner().invoke(load_commands(), ["bench", "tiny.toml", "--db", "bench.sqlite"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("no report: ")]
+    assert len(lines) == 1, result.stderr
+    assert "report: " not in result.stdout
+    with Store(tmp_path / "bench.sqlite") as store:
+        assert len(store.runs(1)) == 2
+    assert not (tmp_path / "elsewhere.md").exists()

@@ -35,7 +35,7 @@ from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_s
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.cli.solve import EXIT_FAILED
 from edgematch.core.model import parse_integer
-from edgematch.errors import UsageError, quoted
+from edgematch.errors import EdgematchError, UsageError, quoted
 from edgematch.formats.source import save
 
 if TYPE_CHECKING:
@@ -343,7 +343,8 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
     if report and summary.every:
         try:
             written = write_report(store, number, output)
-        except UsageError as exc:  # the runs are stored and their exit code stands: only the report is missing
+        except EdgematchError as exc:  # a report folder taken, a full disk, a symlinked report.md: the runs are
+            # stored and their exit code stands, only the report is missing
             err.print(Text.assemble(("no report", "yellow"), f": {exc}"), soft_wrap=True, highlight=False)
             return summary
         if written.problem:
