@@ -461,3 +461,23 @@ def test_ten_thousand_puzzles_on_every_backend(request, tmp_path):
     if wrong_backends == {"cpsat:table"} and table_bug_present():
         pytest.xfail(f"only the known cpsat:table bug: {len(report.failures)} puzzles")
     assert report.ok, summary
+
+
+def test_cli_prints_paths_and_messages_that_look_like_markup_as_they_are(halving, rigged, monkeypatch, tmp_path):
+    """A puzzle file and an --out folder under a folder named ``[/x]`` (rich markup's closing tag) are printed
+    as they are, in the failure, timeout and summary lines, instead of crashing after the work is done."""
+    monkeypatch.setattr(xc, "GRACE", 0.3)
+    folder = tmp_path / "[" / "x]"
+    folder.mkdir(parents=True)
+    puzzle = folder / "p[b].em"
+    puzzle.write_bytes((Path(__file__).parent.parent / "examples" / "hunde.em").read_bytes())
+    out = folder / "out"
+    result = cli("xcheck", puzzle, "-b", "native,halving,hang", "--per-call", "0.3", "-o", out)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "MarkupError" not in result.output
+    failures = [line for line in result.stdout.splitlines() if line.startswith("✗ ")]
+    assert len(failures) == 1 and failures[0].startswith(f"✗ {puzzle} (") and f"-> {out}" in failures[0]
+    assert any(line.startswith(f"⏱ {puzzle} (") for line in result.stdout.splitlines()), result.stdout
+    assert f"1 failing puzzles, reproducers in {out}" in result.stdout
+    assert f"✗ {puzzle} (" in result.stderr  # printed as it came, too
+    assert len(list(out.iterdir())) == 1

@@ -86,11 +86,14 @@ def _progress(planned: int) -> Iterator:
         yield update
 
 
-def _failure_line(outcome: Outcome) -> str:
+def _failure_line(outcome: Outcome) -> Text:
+    """One failure: the puzzle (a user's file path, or the stream's label), its class, each backend's
+    problem and the reproducer; plain text beside the mark, never markup."""
     why = "; ".join(f"{name}: {problem}" for name, problem in outcome.problems.items())
     where = f" -> {outcome.path}" if outcome.path else ""
     case = outcome.case
-    return f"[bold red]✗[/] {case.label} ({case.key}, {case.kind}, hints {case.hints}): {why}{where}"
+    return Text.assemble(("✗", "bold red"),
+                         f" {case.label} ({case.key}, {case.kind}, hints {case.hints}): {why}{where}")
 
 
 def _wide() -> Console:
@@ -109,9 +112,9 @@ def _print(report: XcheckReport) -> None:
         table.add_column(column, justify="left" if column == "backend" else "right")
     for name in names:
         f = report.per_backend[name]
-        mark = "[bold red]" if f.wrong or f.errors else ""
         shown = f"{name} (reference, <= 9 cells)" if name == xc.REFERENCE else name
-        table.add_row(f"{mark}{shown}", f"{f.puzzles:,}", f"{f.agreed:,}", _red(f.wrong), _red(f.errors),
+        table.add_row(Text(shown, style="bold red" if f.wrong or f.errors else ""), f"{f.puzzles:,}",
+                      f"{f.agreed:,}", _red(f.wrong), _red(f.errors),
                       f"{f.timeouts:,}", *((f"{f.killed:,}",) if killed else ()), f"{f.seconds:.1f}",
                       f"{1000 * f.seconds / max(f.puzzles, 1):.1f}")
     console.print(table)
@@ -122,7 +125,7 @@ def _print(report: XcheckReport) -> None:
     classes.add_column("puzzles", justify="right")
     classes.add_column("failed", justify="right")
     for name in names:
-        classes.add_column(name, justify="right")
+        classes.add_column(Text(name), justify="right")
     for key in sorted(report.per_class, key=_class_order):
         c = report.per_class[key]
         wrong = (_red(c.wrong[n]) if c.wrong[n] else "·" for n in names)
@@ -136,8 +139,8 @@ def _print(report: XcheckReport) -> None:
 
     for outcome in report.timed_out[:SHOWN_TIMEOUTS]:
         slow = ", ".join(f"{n} {a.shown()}" for n, a in outcome.answers.items() if a.status == "timeout")
-        console.print(f"[yellow]⏱[/] {outcome.case.label} ({outcome.case.key}, {outcome.case.kind}): {slow}",
-                      highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("⏱", "yellow"), f" {outcome.case.label} ({outcome.case.key}, "
+                                    f"{outcome.case.kind}): {slow}"), highlight=False, soft_wrap=True)
     if len(report.timed_out) > SHOWN_TIMEOUTS:
         console.print(f"... and {len(report.timed_out) - SHOWN_TIMEOUTS} more puzzles with a timeout", highlight=False)
     of = f" of {report.planned:,}" if report.checked != report.planned else ""
@@ -149,7 +152,8 @@ def _print(report: XcheckReport) -> None:
                   f"({report.jobs} jobs{seed}){timeouts}", highlight=False)
     if report.failures:
         where = f"reproducers in {report.out}" if report.out else "no reproducers written (--out DIR writes them)"
-        console.print(f"[bold red]{len(report.failures):,} failing puzzles[/], {where}", highlight=False)
+        console.print(Text.assemble((f"{len(report.failures):,} failing puzzles", "bold red"), f", {where}"),
+                      highlight=False, soft_wrap=True)
     else:
         agreed = "every answer agreed" if not report.stopped else "every answer so far agreed"
         console.print(f"[green]{agreed}[/]", highlight=False)
