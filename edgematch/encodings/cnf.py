@@ -111,6 +111,7 @@ class CnfEncoding:
     anchor: int | None = None
     stats: dict[str, float] = field(default_factory=dict)
     aux: list[AuxRun] = field(default_factory=list)  # the cardinality encodings' variables, in order
+    _firsts: list[int] = field(default_factory=list, init=False, repr=False, compare=False)  # aux's firsts
 
     @property
     def variables(self) -> int:
@@ -146,7 +147,9 @@ class CnfEncoding:
         """A variable in words; an auxiliary variable of a cardinality encoding by the constraint it serves."""
         key = self.pool.obj(abs(var))
         if key is None:
-            at = bisect.bisect_right([run.first for run in self.aux], abs(var)) - 1
+            if len(self._firsts) != len(self.aux):  # built once (not per variable: to_dimacs names them all)
+                self._firsts = [run.first for run in self.aux]
+            at = bisect.bisect_right(self._firsts, abs(var)) - 1
             if at >= 0 and abs(var) <= self.aux[at].last:
                 run = self.aux[at]
                 return f"aux #{abs(var) - run.first + 1} of {run.what}"
