@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,39 @@ def quoted(text: str, limit: int = ECHO_LIMIT) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def shown(value: object, how: Callable[[object], str] = repr) -> str:
+    """``value`` for an error line: ``repr`` (or ``how``) cut to 40 characters; an integer too long for Python
+    to print (over 4,300 digits), or something holding one, is described instead."""
+    try:
+        text = how(value)
+    except ValueError:
+        return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) else type(value).__name__
+    return text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT] + "…"
+
+
+def toml_shown(value: Any) -> str:
+    """A value read from a TOML file (a suite, a policy) as an error line echoes it: as TOML writes it (text
+    quoted), with its kind (``[] (a list)``, ``'5' (a string)``), so a wrong type reads as one."""
+    if isinstance(value, str):
+        return f"{quoted(value)} (a string)"
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "a list"), (dict, "a table"))
+    kind = next((word for cls, word in kinds if isinstance(value, cls)), "a date or time")
+    return f"{shown(value, _toml_text)} ({kind})"
+
+
+def _toml_text(value: Any) -> str:
+    """``value`` as a TOML file would write it (``[true, "a"]``, ``{a = 1}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def tidy(message: str) -> str:

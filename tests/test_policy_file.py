@@ -86,11 +86,11 @@ def test_the_shipped_policy_passes_its_own_check():
     (b'default = "native"\n[source\n', "not a policy file: not TOML: "),
     (b'[source]\n', "not a policy file: no 'default' key"),
     (b'default = "native"\n', "not a policy file: no 'source' table"),
-    (b'default = 5\n[source]\n', "default must be a string, got 5 (a number)"),
+    (b'default = 5\n[source]\n', "default must be a string, got 5 (an integer)"),
     (b'default = "natve"\n[source]\n', "default: unknown backend 'natve'"),
-    (b'default = "native"\nsource = 3\n', "source must be a table, got 3 (a number)"),
+    (b'default = "native"\nsource = 3\n', "source must be a table, got 3 (an integer)"),
     (b'default = "native"\nrule = 3\n[source]\n', "rule must be an array of [[rule]] tables"),
-    (b'default = "native"\nrule = [1, 2]\n[source]\n', "rule 1: must be a [[rule]] table, got 1 (a number)"),
+    (b'default = "native"\nrule = [1, 2]\n[source]\n', "rule 1: must be a [[rule]] table, got 1 (an integer)"),
     (b'default = "native"\nrules = []\n[source]\n', "unknown key(s) 'rules'"),
 ])
 def test_a_broken_policy_is_one_line_naming_the_file_and_the_problem(text, problem):

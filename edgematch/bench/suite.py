@@ -65,7 +65,7 @@ from typing import Any
 
 from edgematch.core.generator import FAMILIES, FRAMED_FAMILIES, GeneratorSpec, generate, preset_conflict
 from edgematch.core.model import RULES, Puzzle
-from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted
+from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted, toml_shown
 from edgematch.formats import read_puzzle
 from edgematch.formats.source import read_text
 from edgematch.solvers.api import seconds_problem
@@ -408,13 +408,13 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail(sorted(unknown)[0], f"unknown setting (known: {', '.join(sorted(_SUITE_KEYS))})")
     suite_name = data.get("name", Path(where).stem)
     if not isinstance(suite_name, str) or not suite_name:
-        raise fail("name", f"must be a non-empty string, got {_got(suite_name)}")
+        raise fail("name", f"must be a non-empty string, got {toml_shown(suite_name)}")
     description = data.get("description", "")
     if not isinstance(description, str):
-        raise fail("description", f"must be a string, got {_got(description)}")
+        raise fail("description", f"must be a string, got {toml_shown(description)}")
     task = data.get("task", "first")
     if not isinstance(task, str) or task not in TASKS:
-        raise fail("task", f"must be one of {', '.join(TASKS)}, got {_got(task)}")
+        raise fail("task", f"must be one of {', '.join(TASKS)}, got {toml_shown(task)}")
     timeout = data.get("timeout", 20.0)
     problem = seconds_problem(timeout)
     if problem:
@@ -422,10 +422,10 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     seeds = data.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool)
                                                            for s in seeds):
-        raise fail("seeds", f"must be a non-empty list of integers, got {_got(seeds)}")
+        raise fail("seeds", f"must be a non-empty list of integers, got {toml_shown(seeds)}")
     backends = data.get("backends")
     if not isinstance(backends, list) or not backends or not all(isinstance(b, str) for b in backends):
-        raise fail("backends", f"must be a non-empty list of backend names, got {_got(backends)}")
+        raise fail("backends", f"must be a non-empty list of backend names, got {toml_shown(backends)}")
     if check_backends:
         for name in backends:
             problem = _backend_problem(name)
@@ -433,12 +433,12 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
                 raise fail("backends", problem, value=name)
     repeat = data.get("repeat", 1)
     if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_REPEAT:
-        raise fail("repeat", f"must be a whole number from 1 to {MAX_REPEAT}, got {_got(repeat)}")
+        raise fail("repeat", f"must be a whole number from 1 to {MAX_REPEAT}, got {toml_shown(repeat)}")
     families = data.get("family")
     if families is None or families == []:
         raise fail("family", "at least one [[family]] table is needed")
     if not isinstance(families, list) or not all(isinstance(f, dict) for f in families):
-        raise fail("family", f"must be [[family]] tables, got {_got(families)}")
+        raise fail("family", f"must be [[family]] tables, got {toml_shown(families)}")
     instances = [inst for index, family in enumerate(families)
                  for inst in _family(family, seeds, fail, backends, index)]
     keys = [i.key for i in instances]
@@ -447,30 +447,6 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
     return Suite(suite_name, description, task, float(timeout), tuple(seeds), tuple(backends), tuple(instances), repeat,
                  tuple(notes))
-
-
-def _got(value: Any) -> str:
-    """A suite value as an error line echoes it: text quoted, anything else as TOML writes it with its kind
-    (``[] (a list)``, ``false (a boolean)``), so a wrong type reads as one."""
-    if isinstance(value, str):
-        return quoted(value)
-    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "a list"), (dict, "a table"))
-    kind = next((word for cls, word in kinds if isinstance(value, cls)), "a date or time")
-    shown = _toml_text(value)
-    return f"{shown if len(shown) <= 40 else shown[:40] + '…'} ({kind})"
-
-
-def _toml_text(value: Any) -> str:
-    """``value`` as a TOML file would write it (``[true, "a"]``, ``{a = 1}``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_toml_text(v)}" for k, v in value.items()) + "}"
-    return str(value)
 
 
 def _backend_problem(name: str) -> str | None:
@@ -495,17 +471,17 @@ def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list
     name = family.get("name")
     if not isinstance(name, str) or not name:
         raise fail("name", "every [[family]] needs a name (a non-empty string)" +
-                   ("" if name is None else f", got {_got(name)}"), index)
+                   ("" if name is None else f", got {toml_shown(name)}"), index)
     sizes = family.get("sizes")
     if not isinstance(sizes, list) or not sizes:
         raise fail("sizes", f"family {name}: a non-empty list of sizes (4 or \"6x4\") is needed, got "
-                            f"{_got(sizes)}", name)
+                            f"{toml_shown(sizes)}", name)
     for key in ("framed", "rotations", "unique", "hint"):
         if not isinstance(family.get(key, True), bool):
-            raise fail(key, f"family {name}: true or false, got {_got(family[key])}", name)
+            raise fail(key, f"family {name}: true or false, got {toml_shown(family[key])}", name)
     task = family.get("task", "")
     if "task" in family and (not isinstance(task, str) or task not in TASKS):
-        raise fail("task", f"family {name}: one of {', '.join(TASKS)}, got {_got(task)}", name)
+        raise fail("task", f"family {name}: one of {', '.join(TASKS)}, got {toml_shown(task)}", name)
     timeout = family.get("timeout")
     problem = None if timeout is None else seconds_problem(timeout)
     if problem:
@@ -513,7 +489,7 @@ def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list
     backends = family.get("backends", [])
     if not isinstance(backends, list) or not all(isinstance(b, str) for b in backends) or "backends" in family \
             and not backends:
-        raise fail("backends", f"family {name}: a non-empty list of backend names, got {_got(backends)}", name)
+        raise fail("backends", f"family {name}: a non-empty list of backend names, got {toml_shown(backends)}", name)
     outside = [b for b in backends if b not in suite_backends]
     if outside:
         raise fail("backends", f"family {name}: {outside[0]} is not one of the suite's backends "
@@ -521,10 +497,10 @@ def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list
     own = {"task": task, "timeout": None if timeout is None else float(timeout), "backends": tuple(backends)}
     rule = family.get("rule")
     if rule is not None and (not isinstance(rule, str) or rule not in RULES):
-        raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {_got(rule)}", name)
+        raise fail("rule", f"family {name}: one of {', '.join(RULES)}, got {toml_shown(rule)}", name)
     like = family.get("like")
     if like is not None and (not isinstance(like, str) or like not in FAMILIES):
-        raise fail("like", f"family {name}: one of {', '.join(FAMILIES)}, got {_got(like)}", name)
+        raise fail("like", f"family {name}: one of {', '.join(FAMILIES)}, got {toml_shown(like)}", name)
     unique = family.get("unique", False)
     out = []
     for size in sizes:
@@ -565,7 +541,7 @@ def _size(value: Any, family: str, fail) -> tuple[int, int]:
         return value, value
     match = re.fullmatch(r"([0-9]{1,9})x([0-9]{1,9})", str(value))
     if not match or min(int(match.group(1)), int(match.group(2))) < 1:
-        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {_got(value)}", family)
+        raise fail("sizes", f"family {family}: sizes are positive integers or \"WxH\", got {toml_shown(value)}", family)
     return int(match.group(1)), int(match.group(2))
 
 
@@ -575,7 +551,7 @@ def _colours(value: Any, key: str, side: int, family: str, fail) -> int:
     else:
         match = re.fullmatch(r"size\s*(?:([+-])\s*([0-9]{1,9}))?", str(value).strip())
         if not match:
-            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got {_got(value)}",
+            raise fail(key, f"family {family}: a number or \"size\", \"size-K\", \"size+K\", got {toml_shown(value)}",
                        family)
         delta = int(match.group(2) or 0) * (-1 if match.group(1) == "-" else 1)
         count = side + delta

@@ -32,12 +32,11 @@ family's default, and a setting the family cannot honour is a :class:`UsageError
 from __future__ import annotations
 
 import math
-import numbers
 import random
 from dataclasses import dataclass
 
-from edgematch.core.model import MAX_LABEL, E, N, Puzzle, Rule, S, Solution, Tile, W, rotate_edges
-from edgematch.errors import UsageError
+from edgematch.core.model import MAX_LABEL, E, N, Puzzle, Rule, S, Solution, Tile, W, rotate_edges, whole_number
+from edgematch.errors import UsageError, shown
 
 FRAME = 0
 MAX_TRIES = 1000
@@ -47,18 +46,14 @@ MAX_COLOURS = 4 * MAX_TILES  # more colours than edges on the largest board coul
 
 def check_setting(name: str, value: object, least: int = 0, most: int = MAX_LABEL, none: bool = False) -> None:
     """``value`` must be a whole number from ``least`` to ``most`` (or None when ``none``): else a UsageError."""
-    if value is None and none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise UsageError(f"{name.replace('_', ' ')} must be a whole number, got {value!r:.40}")
-    if not least <= value <= most:
-        raise UsageError(f"{name.replace('_', ' ')} must be from {least:,} to {most:,}, got {value!r:.40}")
+    if not (value is None and none):
+        whole_number(value, name.replace("_", " "), least, most)
 
 
 def check_flag(name: str, value: object, none: bool = False) -> None:
     """``value`` must be True or False (or None when ``none``): else a UsageError."""
     if not (isinstance(value, bool) or value is None and none):
-        raise UsageError(f"{name} must be True or False, got {value!r:.40}")
+        raise UsageError(f"{name} must be True or False, got {shown(value)}")
 
 FAMILIES: dict[str, str] = {
     "clue": "Eternity II clue puzzles: framed, same, turning, 4 rim + 3 inner colours (6x6, 12x6)",
@@ -133,7 +128,7 @@ class GeneratorSpec:
         for name in ("duplicates", "hint"):
             check_flag(name, getattr(self, name))
         if self.like is not None and not isinstance(self.like, str):
-            raise UsageError(f"like must be a family name, got {self.like!r:.40}")
+            raise UsageError(f"like must be a family name, got {shown(self.like)}")
         if self.width < 1 or self.height < 1:
             raise UsageError(f"board size must be at least 1x1, got {self.width}x{self.height}")
         if self.width * self.height > MAX_TILES:
@@ -313,7 +308,7 @@ def random_tiles(
     check_setting("seed", seed, -MAX_LABEL)
     check_flag("rotations", rotations)
     if rule not in ("same", "signed"):
-        raise UsageError(f"unknown rule {rule!r:.40} (expected same or signed)")
+        raise UsageError(f"unknown rule {shown(rule)} (expected same or signed)")
     if width < 1 or height < 1 or colours < 1:
         raise UsageError("random tiles need a board of at least 1x1 and at least one colour")
     if width * height > MAX_TILES:

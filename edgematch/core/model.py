@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from edgematch.errors import PuzzleError
+from edgematch.errors import PuzzleError, UsageError, shown
 
 N, E, S, W = 0, 1, 2, 3
 SIDES = (N, E, S, W)
@@ -53,13 +53,13 @@ class Tile:
     def __post_init__(self) -> None:
         edges = _sequence(self.edges, "a tile", "4 edge labels (N E S W)")
         if len(edges) != 4:
-            raise PuzzleError(f"a tile has 4 edges (N E S W), got {len(edges)}: {_shown(edges)}")
+            raise PuzzleError(f"a tile has 4 edges (N E S W), got {len(edges)}: {shown(edges)}")
         for x in edges:
             if not _is_integer(x):
-                raise PuzzleError(f"tile labels are integers, got {_shown(x)} in {_shown(edges)}")
+                raise PuzzleError(f"tile labels are integers, got {shown(x)} in {shown(edges)}")
             if abs(x) > MAX_LABEL:
-                raise PuzzleError(f"tile labels are at most {MAX_DIGITS} digits long, got {_shown(x)} "
-                                  f"in {_shown(edges)}")
+                raise PuzzleError(f"tile labels are at most {MAX_DIGITS} digits long, got {shown(x)} "
+                                  f"in {shown(edges)}")
         object.__setattr__(self, "edges", tuple(int(x) for x in edges))
 
     @classmethod
@@ -130,14 +130,14 @@ class Puzzle:
         for what, value in (("width", self.width), ("height", self.height)):
             if not is_whole(value):
                 raise PuzzleError(f"the board {what} must be a whole number (at most {MAX_DIGITS} digits), "
-                                  f"got {_shown(value)}")
+                                  f"got {shown(value)}")
         if not isinstance(self.rotations, bool):
-            raise PuzzleError(f"rotations must be True or False, got {_shown(self.rotations)}")
+            raise PuzzleError(f"rotations must be True or False, got {shown(self.rotations)}")
         if self.frame is not None and not is_whole(self.frame):
             raise PuzzleError(f"the frame must be an integer label (at most {MAX_DIGITS} digits) or None, "
-                              f"got {_shown(self.frame)}")
+                              f"got {shown(self.frame)}")
         if not isinstance(self.labels, Mapping):
-            raise PuzzleError(f"labels must map integer labels to names (a dict), got {_shown(self.labels)}")
+            raise PuzzleError(f"labels must map integer labels to names (a dict), got {shown(self.labels)}")
         object.__setattr__(self, "width", int(self.width))
         object.__setattr__(self, "height", int(self.height))
         if self.frame is not None:
@@ -165,7 +165,7 @@ class Puzzle:
             yield f"board size must be at least 1x1, got {w}x{h}"
             return
         if self.rule not in RULES:
-            yield f"unknown rule {_shown(self.rule)} (expected one of: {', '.join(RULES)})"
+            yield f"unknown rule {shown(self.rule)} (expected one of: {', '.join(RULES)})"
             return
         if len(self.tiles) != w * h:
             yield f"a {w}x{h} board needs {w * h} tiles, got {len(self.tiles)}"
@@ -245,10 +245,10 @@ class Puzzle:
         names: dict[str, int] = {}
         for label, name in self.labels.items():
             if not is_whole(label):
-                yield f"label names are keyed by integer labels (at most {MAX_DIGITS} digits), got {_shown(label)}"
+                yield f"label names are keyed by integer labels (at most {MAX_DIGITS} digits), got {shown(label)}"
                 continue
             if not isinstance(name, str) or not name or any(ch.isspace() for ch in name) or "#" in name:
-                yield f"label {label}: name {_shown(name)} must be a non-empty word without spaces or '#'"
+                yield f"label {label}: name {shown(name)} must be a non-empty word without spaces or '#'"
                 continue
             if not _printable(name):
                 yield f"label {label}: name {name!r} must be printable text"
@@ -257,8 +257,8 @@ class Puzzle:
                 yield f"label {label}: name {name!r} looks like a number"
             if label not in used and (self.rule != "signed" or -label not in used):
                 yield f"label {label} is named {name!r} but no tile carries it"
-        shown = used | ({-x for x in used} if self.rule == "signed" else set())
-        for label in sorted(shown, key=lambda v: (abs(v), v)):
+        visible = used | ({-x for x in used} if self.rule == "signed" else set())
+        for label in sorted(visible, key=lambda v: (abs(v), v)):
             name = self.label_name(label)
             if not isinstance(name, str):
                 continue  # reported above
@@ -266,7 +266,7 @@ class Puzzle:
                 yield f"labels {names[name]} and {label} are both shown as {name!r}"
             names[name] = label
         if not isinstance(self.name, str):
-            yield f"the puzzle name must be text (one line), got {_shown(self.name)}"
+            yield f"the puzzle name must be text (one line), got {shown(self.name)}"
         elif "\n" in self.name or "\r" in self.name or self.name != self.name.strip():
             yield f"the puzzle name must be one line without surrounding spaces, got {self.name!r}"
         elif not _printable(self.name):
@@ -424,26 +424,26 @@ def is_whole(value: object) -> bool:
     return _is_integer(value) and -MAX_LABEL <= value <= MAX_LABEL  # type: ignore[operator]
 
 
+def whole_number(value: object, what: str, least: int, most: int, why: str = "") -> int:
+    """``value`` as a whole number from ``least`` to ``most`` (not a bool), else a UsageError naming ``what``
+    (``why`` says where ``most`` comes from). Every count, size and seed a caller passes is checked here."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageError(f"{what} must be a whole number, got {shown(value)}")
+    if not least <= value <= most:
+        raise UsageError(f"{what} must be from {least:,} to {most:,}{why}, got {shown(value, str)}")
+    return int(value)
+
+
 def _is_integer(value: object) -> bool:
     """Whether ``value`` is an int or a numpy integer, and not a bool."""
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool)
                                   and type(value).__name__ != "bool_")
 
 
-def _shown(value: object) -> str:
-    """``value`` as an error line shows it: its repr, cut to 40 characters (an integer too long for Python to
-    print, over 4,300 digits, or a sequence holding one, is described instead)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) else type(value).__name__
-    return text if len(text) <= 40 else text[:40] + "…"
-
-
 def _sequence(value: object, what: str, expected: str) -> tuple:
     """``value`` as a tuple; something that is not a sequence (a number, None, a dict, text) is a PuzzleError."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise PuzzleError(f"{what} must be {expected}, got {_shown(value)}")
+        raise PuzzleError(f"{what} must be {expected}, got {shown(value)}")
     return tuple(value)
 
 
@@ -452,13 +452,13 @@ def _whole_fields(i: int, value: object, kind: str, names: tuple[str, ...]) -> t
     shape = ", ".join(names)
     fields = _sequence(value, f"{kind} {i}", f"({shape})")
     if len(fields) != len(names):
-        raise PuzzleError(f"{kind} {i} must be ({shape}), {len(names)} whole numbers, got {_shown(value)}")
+        raise PuzzleError(f"{kind} {i} must be ({shape}), {len(names)} whole numbers, got {shown(value)}")
     if all(type(x) is int and -MAX_LABEL <= x <= MAX_LABEL for x in fields):  # the common case, quickly
         return fields
     for name, field_value in zip(names, fields, strict=True):
         if not is_whole(field_value):
             raise PuzzleError(f"{kind} {i}: the {name} must be a whole number (at most {MAX_DIGITS} digits), "
-                              f"got {_shown(field_value)}")
+                              f"got {shown(field_value)}")
     return tuple(int(x) for x in fields)
 
 
@@ -501,7 +501,7 @@ class Solution:
         for what, value in (("width", self.width), ("height", self.height)):
             if not is_whole(value):
                 raise PuzzleError(f"the solution's {what} must be a whole number (at most {MAX_DIGITS} digits), "
-                                  f"got {_shown(value)}")
+                                  f"got {shown(value)}")
         object.__setattr__(self, "width", int(self.width))
         object.__setattr__(self, "height", int(self.height))
         given = _sequence(self.cells, "a solution's cells", "a sequence of (tile, rotation) pairs")

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.core.checker import check
-from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, Interrupted, UsageError
+from edgematch.core.model import Puzzle, Solution, whole_number
+from edgematch.errors import BackendError, Interrupted, UsageError, shown
 from edgematch.solvers.base import QUESTIONS, Backend, Confirmation, Question, Result, Status, Task, get_backend
 from edgematch.solvers.policy import choose
 from edgematch.solvers.processes import INTERRUPTED
@@ -61,35 +61,16 @@ def max_workers() -> int:
 def seconds_problem(value: object) -> str | None:
     """Why ``value`` is not a usable time limit in seconds (a finite number in (0, MAX_TIME_LIMIT]), or None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return f"must be a number of seconds, got {_shown(value)}"
+        return f"must be a number of seconds, got {shown(value)}"
     try:
         seconds = float(value)
     except (OverflowError, ValueError):  # an int or a fraction too large for a float (10**400)
         seconds = math.inf if value > 0 else -math.inf
     if math.isnan(seconds) or seconds <= 0:
-        return f"must be a positive number of seconds, got {_shown(value, str)}"
+        return f"must be a positive number of seconds, got {shown(value, str)}"
     if seconds > MAX_TIME_LIMIT:
-        return f"must be at most {MAX_TIME_LIMIT:,.0f} seconds (about 116 days), got {_shown(value, str)}"
+        return f"must be at most {MAX_TIME_LIMIT:,.0f} seconds (about 116 days), got {shown(value, str)}"
     return None
-
-
-def _shown(value: object, how: Callable[[object], str] = repr) -> str:
-    """``value`` for an error line: ``repr`` (or ``how``) cut to 40 characters; an integer too long for Python
-    to print (over 4,300 digits) is described instead."""
-    try:
-        text = how(value)
-    except ValueError:
-        return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) else type(value).__name__
-    return text if len(text) <= 40 else text[:40] + "…"
-
-
-def _whole(value: object, what: str, most: int, why: str = "") -> int:
-    """``value`` as a whole number from 1 to ``most``, else a UsageError naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise UsageError(f"{what} must be a whole number, got {_shown(value)}")
-    if not 1 <= value <= most:
-        raise UsageError(f"{what} must be from 1 to {most:,}{why}, got {_shown(value, str)}")
-    return int(value)
 
 
 def check_workers(workers: object) -> int:
@@ -98,7 +79,7 @@ def check_workers(workers: object) -> int:
     from edgematch.solvers.processes import usable_cores
 
     why = f" here (the larger of {MIN_WORKERS_CAP} and {WORKERS_PER_CORE} x the {usable_cores()} usable cores)"
-    return _whole(workers, "workers", cap, why)
+    return whole_number(workers, "workers", 1, cap, why)
 
 
 def as_puzzle(puzzle: object) -> Puzzle:
@@ -123,7 +104,7 @@ def _backend(backend: object) -> Backend:
 
 def _question(question: object) -> Question:
     if question not in QUESTIONS:
-        raise UsageError(f"question must be one of {', '.join(QUESTIONS)}, got {_shown(question)}")
+        raise UsageError(f"question must be one of {', '.join(QUESTIONS)}, got {shown(question)}")
     return question  # type: ignore[return-value]
 
 
@@ -151,9 +132,9 @@ def _task(question: Question, time_limit: float | None, workers: int, limit: int
         time_limit = float(time_limit)
     workers = check_workers(workers)
     if limit is not None:
-        limit = _whole(limit, "solution limit", sys.maxsize)
+        limit = whole_number(limit, "solution limit", 1, sys.maxsize)
     if not isinstance(distinct, bool):
-        raise UsageError(f"distinct must be True or False, got {_shown(distinct)}")
+        raise UsageError(f"distinct must be True or False, got {shown(distinct)}")
     if progress is not None and not callable(progress):
         raise UsageError(f"progress must be a function taking a dict of figures, got {type(progress).__name__}")
     for name, value in options.items():
@@ -171,12 +152,12 @@ def _check_option(name: str, value: object) -> None:
         return
     if isinstance(value, numbers.Integral):
         if abs(value) >= 10**18:  # type: ignore[operator]
-            raise UsageError(f"option {name}: a number of at most 18 digits, got {_shown(value, str)}")
+            raise UsageError(f"option {name}: a number of at most 18 digits, got {shown(value, str)}")
         return
     if isinstance(value, numbers.Real):
         return
     raise UsageError(f"option {name}: expected a word, a number or True/False, got {type(value).__name__} "
-                     f"{_shown(value)}")
+                     f"{shown(value)}")
 
 
 def _on_cluster(task: Task, cluster: object) -> Task:
@@ -359,7 +340,7 @@ def _answered(puzzle: PuzzleLike, backend: str, task: Task, confirm: bool) -> Re
     within the same time limit (``result.confirmation``; :class:`~edgematch.solvers.confirm.Disagreement`
     when the two differ)."""
     if not isinstance(confirm, bool):
-        raise UsageError(f"confirm must be True or False, got {_shown(confirm)}")
+        raise UsageError(f"confirm must be True or False, got {shown(confirm)}")
     chosen = _backend(backend)
     with _stopping(chosen.full_name, task.question):
         deadline = None if task.time_limit is None else time.monotonic() + task.time_limit

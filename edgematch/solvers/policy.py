@@ -33,7 +33,7 @@ from typing import Any
 
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import Puzzle
-from edgematch.errors import EdgematchError, FormatError, UsageError, quoted
+from edgematch.errors import EdgematchError, FormatError, UsageError, quoted, toml_shown
 from edgematch.solvers.base import Task
 
 POLICY_FILE = "policy.toml"
@@ -318,13 +318,13 @@ def parse_policy(data: bytes, where: str, origin: str | None = None) -> Policy:
         if name not in table:
             raise wrong(f"no {name!r} {'key' if kind is str else 'table'}")
         if not isinstance(table[name], kind):
-            raise wrong(f"{name} must be {_TYPE_WORDS[kind]}, got {_shown(table[name])}")
+            raise wrong(f"{name} must be {_TYPE_WORDS[kind]}, got {toml_shown(table[name])}")
     problem = _backend_problem(table["default"])
     if problem:
         raise wrong(f"default: {problem}")
     rules = table.get("rule", [])
     if not isinstance(rules, list):
-        raise wrong(f"rule must be an array of [[rule]] tables, got {_shown(rules)}")
+        raise wrong(f"rule must be an array of [[rule]] tables, got {toml_shown(rules)}")
     checked = []
     for number, rule in enumerate(rules, 1):
         checked.append(_checked_rule(rule, lambda message, n=number: wrong(f"rule {n}: {message}")))
@@ -334,7 +334,7 @@ def parse_policy(data: bytes, where: str, origin: str | None = None) -> Policy:
 def _checked_rule(rule: object, wrong: Any) -> dict[str, Any]:
     """One ``[[rule]]`` table, its keys and types checked (``wrong(message)`` makes the error)."""
     if not isinstance(rule, dict):
-        raise wrong(f"must be a [[rule]] table, got {_shown(rule)}")
+        raise wrong(f"must be a [[rule]] table, got {toml_shown(rule)}")
     unknown = sorted(set(rule) - set(RULE_KEYS) - set(RULE_OPTIONAL))
     if unknown:
         raise wrong(f"unknown key(s) {', '.join(quoted(str(k)) for k in unknown[:5])} "
@@ -346,9 +346,9 @@ def _checked_rule(rule: object, wrong: Any) -> dict[str, Any]:
             continue
         value = rule[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise wrong(f"{key} must be {_TYPE_WORDS[kind]}, got {_shown(value)}")
+            raise wrong(f"{key} must be {_TYPE_WORDS[kind]}, got {toml_shown(value)}")
         if key in RULE_VALUES and value not in RULE_VALUES[key]:
-            raise wrong(f"{key} must be one of {', '.join(RULE_VALUES[key])}, got {_shown(value)}")
+            raise wrong(f"{key} must be one of {', '.join(RULE_VALUES[key])}, got {toml_shown(value)}")
     if rule["up_to_tiles"] < 1:
         raise wrong(f"up_to_tiles must be at least 1, got {rule['up_to_tiles']}")
     for key in ("backend", "confirm"):
@@ -356,14 +356,6 @@ def _checked_rule(rule: object, wrong: Any) -> dict[str, Any]:
         if problem:
             raise wrong(f"{key}: {problem}")
     return {"evidence": "", **rule}
-
-
-def _shown(value: object) -> str:
-    """A TOML value in an error line: its (cut) text and its type, e.g. ``5 (a number)``."""
-    kind = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
-            dict: "a table"}.get(type(value), type(value).__name__)
-    text = quoted(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-    return f"{text if len(text) <= 60 else text[:60] + '…'} ({kind})"
 
 
 def _backend_problem(spec: str) -> str | None:

@@ -23,7 +23,7 @@ import time
 from dataclasses import replace
 
 from edgematch.core.generator import GeneratorSpec, generate
-from edgematch.core.model import Puzzle, Solution
+from edgematch.core.model import MAX_LABEL, Puzzle, Solution, whole_number
 from edgematch.errors import UsageError
 
 DEFAULT_TRIES = 200
@@ -39,8 +39,7 @@ def unique_puzzle(spec: GeneratorSpec, tries: int = DEFAULT_TRIES, time_limit: f
     tries were made and what they gave when none is found. The puzzle's name ends in ``unique``."""
     from edgematch.solvers.api import count, seconds_problem
 
-    if isinstance(tries, bool) or not isinstance(tries, int) or tries < 1:
-        raise UsageError(f"tries must be a whole number of at least 1, got {tries!r:.40}")
+    whole_number(tries, "tries", 1, MAX_LABEL)
     for name, value in (("time limit", time_limit), ("try limit", try_limit)):
         problem = seconds_problem(value)
         if problem:
