@@ -256,7 +256,9 @@ def test_the_live_display_prints_markup_named_runs_as_given(tmp_path, monkeypatc
     (tmp_path / "s.toml").write_text('name = "s"\nbackends = ["native"]\n[[family]]\nname = "[/x]"\nsizes = [3]\n')
     result = cli("bench", "s.toml", "--no-report")
     assert result.exit_code == 4, result.output
-    assert "[/x]/3x3/seed1 native: RuntimeError: boom" in screen.getvalue()
+    shown = screen.getvalue()
+    assert "\x1b[35m!\x1b[0m [/x]/3x3/seed1 native: RuntimeError: boom" in shown  # its mark, in magenta
+    assert "\x1b[35m!\x1b[0m 1" in shown  # the bar's tally of errors
 
 
 # -- item 15: compare with nothing in common -------------------------------------------------------------

@@ -57,7 +57,8 @@ def _wide() -> Console:
     return out if out.is_terminal else Console(width=140, highlight=False)
 
 
-_MARKS = {"correct": "[green]✓[/]", "timeout": "[yellow]⏱[/]", "error": "[magenta]![/]", "wrong": "[bold red]✗[/]"}
+# each category's mark as (text, style), for Text.assemble: user text beside it is never read as markup
+_MARKS = {"correct": ("✓", "green"), "timeout": ("⏱", "yellow"), "error": ("!", "magenta"), "wrong": ("✗", "bold red")}
 
 
 def _items(value: str | None, what: str) -> tuple[str, ...]:
@@ -117,8 +118,8 @@ def _display(jobs: int) -> Iterator:
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("bench", total=None, tally="", now="", eta=None, eta_at=None)
 
-        def shown() -> str:
-            return "  ".join(f"{_MARKS[c]} {tally[c]}" for c in _MARKS if tally[c])
+        def shown() -> str:  # a template field of the bar is markup: the Text's own markup, escaped as needed
+            return Text("  ").join(Text.assemble(_MARKS[c], f" {tally[c]}") for c in _MARKS if tally[c]).markup
 
         def planned(total: int, stored: list[RunRecord]) -> None:
             tally.update(r.category for r in stored)
@@ -138,7 +139,7 @@ def _display(jobs: int) -> Iterator:
                 now.remove(label)
             bar.update(task, advance=1, tally=shown(), now=running())
             if record.category in ("wrong", "error"):
-                bar.console.print(Text.assemble(Text.from_markup(_MARKS[record.category]),
+                bar.console.print(Text.assemble(_MARKS[record.category],
                                                 f" {label}: {record.message}"), highlight=False, soft_wrap=True)
 
         def eta(seconds: float | None) -> None:
