@@ -137,15 +137,15 @@ def _summary(result: Result) -> Table:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan")
     table.add_column()
-    note = f" ({result.message})" if result.message else ""
+    note = f" ({result.message})" if result.message else ""  # verbatim: a message may name a file
     if result.solution is not None and result.score is not None and result.max_score is not None:
         breaks = result.max_score - result.score
         verdict = ("a full solution" if breaks == 0 else "proven the maximum" if result.optimal
                    else "not proven the maximum")
         table.add_row("score", f"[bold]{result.score}[/]/{result.max_score} seams fit, {breaks} break(s): {verdict}")
     else:
-        table.add_row("score", f"no board{note}")
-    table.add_row("status", f"{result.status.value}{note}")
+        table.add_row("score", Text(f"no board{note}"))
+    table.add_row("status", Text(f"{result.status.value}{note}"))
     settings = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in result.options.items() if v is not None)
     table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))

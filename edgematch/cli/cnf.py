@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INVALID, app, out, reported
@@ -63,8 +64,8 @@ def encode_cmd(
         enc = encode(puzzle, _cnf_options(option))
         emit(to_dimacs(enc, puzzle.name or file.name), cnf)
     if cnf is not None:
-        out.print(f"{cnf}: {enc.variables:,} variables, {len(enc.clauses):,} clauses "
-                  f"({enc.stats['encode_seconds']:.2f} s to encode)", highlight=False)
+        out.print(Text(f"{cnf}: {enc.variables:,} variables, {len(enc.clauses):,} clauses "
+                       f"({enc.stats['encode_seconds']:.2f} s to encode)"), soft_wrap=True, highlight=False)
 
 
 def read_header(source: Source) -> tuple[str, str, tuple[int, int]]:

@@ -140,8 +140,8 @@ def _summary(result: Result) -> Table:
     table.add_column(style="bold cyan")
     table.add_column()
     colour = {"solved": "green", "unsat": "yellow", "timeout": "yellow", "error": "red"}[result.status.value]
-    note = f" ({result.message})" if result.message else ""
-    table.add_row("status", f"[{colour}]{result.status.value}[/]{note}")
+    note = f" ({result.message})" if result.message else ""  # verbatim: it may name a file such as a[1].drat
+    table.add_row("status", Text.assemble((result.status.value, colour), note))
     settings = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in result.options.items() if v is not None)
     table.add_row("backend", Text(f"{result.backend} ({settings})" if settings else result.backend))
@@ -154,9 +154,8 @@ def _summary(result: Result) -> Table:
         table.add_row("distinct", f"{bound}{result.distinct:,} (up to turning the board)")
     confirmation = result.confirmation
     if confirmation is not None:
-        shown = {True: f"[green]yes[/]: {confirmation.detail}", False: f"[bold red]NO[/]: {confirmation.detail}",
-                 None: f"[yellow]no[/]: {confirmation.detail}"}[confirmation.agreed]
-        table.add_row("confirmed", shown)
+        said, colour = {True: ("yes", "green"), False: ("NO", "bold red"), None: ("no", "yellow")}[confirmation.agreed]
+        table.add_row("confirmed", Text.assemble((said, colour), ": ", confirmation.detail))
     t = result.timings
     table.add_row("time", f"{t.total:.3f} s (build {t.build:.3f}, solve {t.solve:.3f}, check {t.check:.3f})")
     c = result.counters
@@ -206,6 +205,14 @@ def _choice(puzzle: Puzzle, backend: str, question: Question, workers: int, opti
     return {"backend": choice.backend, "reason": choice.reason, "policy": choice.policy}
 
 
+def known(backend: str) -> None:
+    """Refuse a backend name ``-b`` does not take (or whose library is missing) before anything uses it:
+    one ``edgematch: unknown backend ...`` line through ``reported()``, exit 2."""
+    from edgematch.solvers.base import get_backend
+
+    get_backend(backend)
+
+
 def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, options: dict[str, str]) -> None:
     if backend == "auto":
         choice = choose(puzzle, question, Task(question, workers=workers, options=options))
@@ -213,7 +220,7 @@ def _explain(puzzle: Puzzle, backend: str, question: Question, workers: int, opt
         out.print(Text.assemble(("policy file: ", "bold"), choice.policy if choice.policy != SHIPPED else
                                 f"the shipped one ({POLICY_FILE} in the package; no user policy)"), highlight=False)
     else:
-        out.print(f"backend {backend} was named, so auto chose nothing", highlight=False)
+        out.print(Text.assemble("backend ", backend, " was named, so auto chose nothing"), highlight=False)
 
 
 def exit_code(result: Result) -> int:
@@ -310,6 +317,7 @@ def solve_cmd(
 
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
+        known(backend)
         options = backend_options(order, option)
         if proof is not None:
             backend = _proof_backend(backend, all_)
@@ -401,6 +409,7 @@ def count_cmd(
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
+        known(backend)
         options = backend_options(order, option)
         explained = _choice(puzzle, backend, "count", workers, options) if explain and as_json else None
         if explain and not as_json:
