@@ -269,3 +269,15 @@ def test_best_save_failure_is_said_once_and_the_board_printed(tmp_path, full_dis
     assert "12/12 seams fit" in result.stdout and "saved to" not in result.stdout
     assert "spotted-tail" in result.stdout  # the board itself
     assert os.listdir(tmp_path) == []
+
+
+def test_a_read_only_file_is_refused_as_open_would_refuse_it(tmp_path, monkeypatch):
+    target = tmp_path / "kept.em"
+    target.write_text("old")
+    target.chmod(0o444)
+    if os.geteuid() == 0:  # root may write anything: ask as an ordinary user would be answered
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == target else real(p, mode, **kw))
+    with pytest.raises(FormatError, match="read-only"):
+        save(target, "new")
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["kept.em"]

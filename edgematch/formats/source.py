@@ -98,9 +98,9 @@ def _reason(exc: OSError) -> str:
 def writable(path: str | Path) -> os.stat_result | None:
     """Check that a file can be written at ``path`` before any work is done: its folder exists, and nothing
     is there or a regular file is (its ``lstat`` is returned; None when nothing is there). Anything else
-    there (a symbolic link, a directory, a FIFO, a device node, a socket) is a FormatError naming ``path``:
-    a write replaces only regular files, so it never writes through a link planted by someone else, nor
-    turns ``/dev/null`` or a pipe into a file."""
+    there (a symbolic link, a directory, a FIFO, a device node, a socket), or a file this user may not write
+    (as ``open`` would refuse it), is a FormatError naming ``path``: a write replaces only regular files, so it
+    never writes through a link planted by someone else, nor turns ``/dev/null`` or a pipe into a file."""
     target = Path(path)
     try:
         info = os.lstat(target)
@@ -111,6 +111,8 @@ def writable(path: str | Path) -> os.stat_result | None:
     if info is not None and not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
         raise FormatError(f"cannot write: it is {kind}, and edgematch only replaces regular files", target)
+    if info is not None and not os.access(target, os.W_OK):  # a rename would replace it: honour its mode
+        raise FormatError("cannot write: Permission denied (the file is read-only)", target)
     if not target.parent.is_dir():
         raise FormatError(f"cannot write: there is no folder {str(target.parent)!r}", target)
     return info
