@@ -65,10 +65,11 @@ from typing import Any
 
 from edgematch.core.generator import FAMILIES, FRAMED_FAMILIES, GeneratorSpec, generate, preset_conflict
 from edgematch.core.model import RULES, Puzzle
-from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError, quoted, toml_shown
+from edgematch.errors import EdgematchError, FormatError, UsageError, quoted, toml_shown
 from edgematch.formats import read_puzzle
 from edgematch.formats.source import read_text
 from edgematch.solvers.api import seconds_problem
+from edgematch.solvers.base import backend_problem
 
 TASKS = ("first", "count", "best")
 MAX_REPEAT = 100
@@ -428,7 +429,7 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("backends", f"must be a non-empty list of backend names, got {toml_shown(backends)}")
     if check_backends:
         for name in backends:
-            problem = _backend_problem(name)
+            problem = backend_problem(name)
             if problem:
                 raise fail("backends", problem, value=name)
     repeat = data.get("repeat", 1)
@@ -447,20 +448,6 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("family", f"instance {repeated[0]} appears twice (repeated seeds, sizes or family names)")
     return Suite(suite_name, description, task, float(timeout), tuple(seeds), tuple(backends), tuple(instances), repeat,
                  tuple(notes))
-
-
-def _backend_problem(name: str) -> str | None:
-    """Why ``name`` is not a backend (unknown name or option), or None; a missing library is left to
-    the bench's own check, which names the extra to install."""
-    from edgematch.solvers.base import get_backend
-
-    try:
-        get_backend(name)
-    except MissingDependencyError:
-        return None
-    except UsageError as exc:
-        return str(exc)
-    return None
 
 
 def _family(family: dict[str, Any], seeds: list[int], fail, suite_backends: list[str], index: int = 0

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, MissingDependencyError, UsageError
+from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError
 from edgematch.solvers.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
@@ -320,6 +320,21 @@ def unknown_backend(spec: str) -> str:
     close = close_backends(spec)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return f"unknown backend {spec!r}; valid backends: {', '.join(valid)}{hint}"
+
+
+def backend_problem(spec: str) -> str | None:
+    """Why ``spec`` (as a suite or a policy file names a backend, a portfolio's members included) is not a
+    backend this edgematch knows, else None. One known but not installed here is fine: the bench names the
+    extra to install, and ``auto`` passes over it."""
+    name, _, sub = spec.partition(":")
+    for one in (sub.split("+") if name == "portfolio" and sub else [spec]):
+        try:
+            get_backend(one)
+        except MissingDependencyError:
+            continue
+        except EdgematchError as exc:
+            return str(exc)
+    return None
 
 
 def get_backend(spec: str) -> Backend:

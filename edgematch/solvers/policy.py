@@ -34,7 +34,7 @@ from typing import Any
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import Puzzle
 from edgematch.errors import EdgematchError, FormatError, UsageError, quoted, toml_shown
-from edgematch.solvers.base import Task
+from edgematch.solvers.base import Task, backend_problem
 
 POLICY_FILE = "policy.toml"
 POLICY_ENV = "EDGEMATCH_POLICY"  # a policy file auto reads (and `edgematch policy` writes) instead
@@ -134,9 +134,9 @@ class Policy:
         passed = ""  # the measured rule whose backend cannot take the task, said first
         if usable and pick(usable)[0] not in mine:
             first, covers = pick(usable)
-            refusal = get_backend_refusal(first["backend"], task)
+            refused = refusal(first["backend"], task) or "it refuses the task"
             passed = (f"the measured {said(first, covers)}; but {first['backend']} cannot take the options or "
-                      f"workers asked for ({refusal}), so auto passes to the next choice: ")
+                      f"workers asked for ({refused}), so auto passes to the next choice: ")
         caveats = "".join([
             f"; no family of this puzzle's finer kind ({f.fine_kind}) was measured: pooled rules"
             if pooled and fine_rules else "" if f.rotations or fine_rules
@@ -200,17 +200,15 @@ def _races_fairly(backend: str) -> bool:
     return usable_cores() >= 2
 
 
-def get_backend_refusal(backend: str, task: Task | None) -> str:
-    """Why ``backend`` cannot run ``task`` as asked, in the backend's own words."""
+def refusal(backend: str, task: Task | None) -> str | None:
+    """Why ``backend`` cannot run ``task`` as asked, in the backend's own words, or None."""
     from edgematch.solvers.base import get_backend
 
-    return (get_backend(backend).refusal(task) if task is not None else None) or "it refuses the task"
+    return get_backend(backend).refusal(task) if task is not None else None
 
 
 def _takes(backend: str, task: Task) -> bool:
-    from edgematch.solvers.base import get_backend
-
-    return get_backend(backend).refusal(task) is None
+    return refusal(backend, task) is None
 
 
 def _runs(backend: str, task: Task, here: bool) -> bool:
@@ -319,7 +317,7 @@ def parse_policy(data: bytes, where: str, origin: str | None = None) -> Policy:
             raise wrong(f"no {name!r} {'key' if kind is str else 'table'}")
         if not isinstance(table[name], kind):
             raise wrong(f"{name} must be {_TYPE_WORDS[kind]}, got {toml_shown(table[name])}")
-    problem = _backend_problem(table["default"])
+    problem = backend_problem(table["default"])
     if problem:
         raise wrong(f"default: {problem}")
     rules = table.get("rule", [])
@@ -352,27 +350,10 @@ def _checked_rule(rule: object, wrong: Any) -> dict[str, Any]:
     if rule["up_to_tiles"] < 1:
         raise wrong(f"up_to_tiles must be at least 1, got {rule['up_to_tiles']}")
     for key in ("backend", "confirm"):
-        problem = _backend_problem(rule[key]) if key in rule else None
+        problem = backend_problem(rule[key]) if key in rule else None
         if problem:
             raise wrong(f"{key}: {problem}")
     return {"evidence": "", **rule}
-
-
-def _backend_problem(spec: str) -> str | None:
-    """Why ``spec`` (a backend as a policy names it) is not a backend this edgematch knows, else None. One
-    that is known but not installed here is fine: ``auto`` passes over it (see :meth:`Policy.choose`)."""
-    from edgematch.errors import MissingDependencyError
-    from edgematch.solvers.base import get_backend
-
-    name, _, sub = spec.partition(":")
-    for one in (sub.split("+") if name == "portfolio" and sub else [spec]):
-        try:
-            get_backend(one)
-        except MissingDependencyError:
-            continue
-        except EdgematchError as exc:
-            return str(exc)
-    return None
 
 
 def choose(puzzle: Puzzle, question: str = "first", task: Task | None = None) -> Choice:
