@@ -1,7 +1,9 @@
 """DRAT proofs of "no solution" from the SAT backend, checked by an independent proof checker (dratify)."""
 
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -74,3 +76,57 @@ def test_the_command_writes_the_proof_beside_the_cnf_and_refuses_other_backends(
                               "--proof", str(drat)], capture_output=True, text=True)
     assert refused.returncode == 2 and "--proof needs a SAT backend" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.parametrize("name", ["p", "a[x]*?"])  # glob characters in the name are matched as themselves
+def test_a_proof_write_killed_at_the_time_limit_leaves_no_temporary_file(name, tmp_path, monkeypatch):
+    """The proof is written in the solver's child, which the time limit kills, perhaps midway through a
+    write: the temporary file beside the target is then removed by the parent, not left in the folder."""
+    from edgematch.solvers import sat
+
+    real = sat._write
+
+    def slow(path, lines):  # half a file, then a pause the time limit cuts (the child is forked: this runs there)
+        if path.suffix == ".drat":
+            real(path, lines)
+            return
+        with sat.writing(path, encoding="ascii") as out:
+            out.write("c half a CNF\n")
+            out.flush()
+            time.sleep(60)
+
+    monkeypatch.setattr(sat, "_write", slow)
+    drat = tmp_path / f"{name}.drat"
+    result = edgematch.solve(NO_SOLUTION, backend="sat", proof=str(drat), time_limit=1.5)
+    assert result.status.value == "timeout" and result.message == "time limit"
+    assert leftovers(tmp_path) == [] and sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_cleanup_removes_only_fresh_regular_temporary_files_of_the_targets(tmp_path):
+    from edgematch.solvers.sat import remove_leftovers
+
+    began = time.time()
+    drat, cnf = tmp_path / "a[x].drat", tmp_path / "a[x].cnf"
+    fresh = [tmp_path / ".a[x].drat.k3_9abcd.tmp", tmp_path / ".a[x].cnf.zz00yy11.tmp"]
+    for path in fresh:
+        path.write_text("half")
+    old = tmp_path / ".a[x].drat.old00000.tmp"
+    old.write_text("an older run's")
+    os.utime(old, (began - 3600, began - 3600))
+    kept = [old, tmp_path / ".a[x].drat.tmp", tmp_path / ".a[x].drat.toolongname.tmp",
+            tmp_path / ".ab.drat.k3_9abcd.tmp", tmp_path / ".a[x].drat.K3_9ABCD.tmp", tmp_path / "a[x].drat"]
+    for path in kept[1:]:
+        path.write_text("not ours")
+    outside = tmp_path / "elsewhere"
+    outside.write_text("a link's target")
+    link = tmp_path / ".a[x].cnf.linkto00.tmp"
+    link.symlink_to(outside)
+    folder = tmp_path / ".a[x].cnf.folder00.tmp"
+    folder.mkdir()
+    assert sorted(remove_leftovers([drat, cnf], began)) == sorted(fresh)
+    assert not any(path.exists() for path in fresh)
+    assert all(path.exists() for path in kept) and link.is_symlink() and outside.exists() and folder.is_dir()
