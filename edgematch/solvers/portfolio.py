@@ -77,9 +77,7 @@ class PortfolioBackend(Backend):
         The default portfolio takes the defaults that answer, as many as there are cores (at least two); a
         named one runs the named members that answer. A member that answers the question but not the rest of
         the task (two workers for native:restarts) refuses the portfolio, as before."""
-        names = [m.strip() for m in self.sub.split("+") if m.strip()] if self.sub else list(DEFAULT_MEMBERS)
-        if self.sub:
-            self.members()  # the naming rules (two or more, no portfolio or auto inside)
+        names = self.members() if self.sub else list(DEFAULT_MEMBERS)
         able, unable = [], []
         for name in names:  # a member is left out for the question alone; workers it cannot take refuse it
             problem = get_backend(name).refusal(Task(task.question))
@@ -154,8 +152,8 @@ class PortfolioBackend(Backend):
                 receive.close()
         took = time.monotonic() - started
         killed = [n for n, _ in running.values()]
-        answer = winner or _best_unfinished(spent + streamed, killed, reason or TIME_LIMIT,
-                                            puzzle if task.question == "best" else None)
+        answer = winner if winner is not None else _best_unfinished(
+            spent + streamed, killed, reason or TIME_LIMIT, puzzle if task.question == "best" else None)
         if reason == INTERRUPTED:
             answer.message = INTERRUPTED
         if streamed:  # best: every improvement any member streamed, in seconds from the start
