@@ -211,9 +211,7 @@ def connected(cluster: object) -> Iterator[Any]:
     passed it in. A local cluster's worker processes start with Ctrl-C ignored (:func:`_deaf_children`). An
     address is checked first (:func:`check_cluster`): malformed, or no scheduler answering within
     :data:`CONNECT_SECONDS`, is one line (UsageError) within a few seconds."""
-    problem = cluster_problem(cluster)
-    if problem:
-        raise UsageError(problem)
+    check_cluster(cluster, reach=True)
     dd = distributed()
     if not isinstance(cluster, str):
         yield cluster
@@ -229,7 +227,6 @@ def connected(cluster: object) -> Iterator[Any]:
         finally:
             local.close()
         return
-    check_cluster(cluster, reach=True)
     try:
         client = dd.Client(cluster, timeout=f"{CONNECT_SECONDS}s")
     except Exception as exc:  # noqa: BLE001  (the probe said yes; one line all the same)
