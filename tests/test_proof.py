@@ -107,7 +107,7 @@ def test_a_proof_write_killed_at_the_time_limit_leaves_no_temporary_file(name, t
 
 
 def test_the_cleanup_removes_only_fresh_regular_temporary_files_of_the_targets(tmp_path):
-    from edgematch.solvers.sat import remove_leftovers
+    from edgematch.formats.source import remove_leftovers
 
     began = time.time()
     drat, cnf = tmp_path / "a[x].drat", tmp_path / "a[x].cnf"

@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import string
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -31,6 +32,16 @@ from edgematch.errors import FileMissingError, FormatError, PuzzleError, UsageEr
 T = TypeVar("T")
 
 MAX_INPUT_BYTES = 64 * 2**20
+
+TEMP_CHARS = frozenset(string.ascii_lowercase + string.digits + "_")  # tempfile's random names
+TEMP_RANDOM = 8  # characters between the prefix and the suffix of a tempfile.mkstemp name
+CLOCK_SLACK = 1.0  # seconds a file's time may trail time.time() (coarse file system clocks)
+TEMP_SUFFIX = ".tmp"
+
+
+def _temp_prefix(target: Path) -> str:
+    """How :func:`writing`'s temporary files beside ``target`` begin (hidden, named for the target)."""
+    return f".{target.name}."
 
 
 def read_bytes(path: str | Path, what: str = "puzzle file") -> bytes:
@@ -144,7 +155,7 @@ def writing(path: str | Path, binary: bool = False, encoding: str = "utf-8") -> 
     old = writable(target)
     folder = target.parent
     try:
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(target), suffix=TEMP_SUFFIX)
     except OSError as exc:
         raise FormatError(f"cannot write: {_reason(exc)}", target) from None
     try:
@@ -268,3 +279,36 @@ class Source:
         if count is not None and len(words) != count:
             raise self.error(f"{what}: expected {count} numbers, got {len(words)}: {quoted(line.text)}", line)
         return [self.int_word(word, line, what) for word in words]
+
+
+def remove_leftovers(targets: Iterable[Path], since: float) -> list[Path]:
+    """Remove the temporary files a write to one of ``targets`` left when its process was killed midway.
+
+    :func:`writing` removes its temporary file ``.NAME.XXXXXXXX.tmp`` on any error, but not when its process
+    is killed (the SAT backend writes a proof, which can be gigabytes, in the solver's child, killed at the
+    time limit); each kill would leave one more in the user's folder. Only names of exactly that form are
+    touched, only regular files (a link is never followed, nor removed), and only those changed since
+    ``since`` (a ``time.time()``, less a second of clock slack): another program's file of an older run is
+    left alone. Returns the paths removed."""
+    removed: list[Path] = []
+    for target in targets:
+        prefix = _temp_prefix(target)
+        try:
+            entries = list(os.scandir(target.parent))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            middle = name[len(prefix):-len(TEMP_SUFFIX)]
+            if (not name.startswith(prefix) or not name.endswith(TEMP_SUFFIX) or len(middle) != TEMP_RANDOM
+                    or not set(middle) <= TEMP_CHARS):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_mtime >= since - CLOCK_SLACK:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed

@@ -31,9 +31,6 @@ shape seam clauses the best-score CNF does not have, and are refused for it.
 from __future__ import annotations
 
 import contextlib
-import os
-import stat
-import string
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -42,7 +39,7 @@ from typing import Any
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
-from edgematch.formats.source import writable, writing
+from edgematch.formats.source import remove_leftovers, writable, writing
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
@@ -235,44 +232,6 @@ def _proof_paths(given: object, solver: str, task: Task) -> tuple[Path, Path] | 
     writable(path)  # a link, pipe or device there is refused before the search, not after it
     writable(cnf)
     return path, cnf
-
-
-TEMP_CHARS = frozenset(string.ascii_lowercase + string.digits + "_")  # tempfile's random names
-TEMP_RANDOM = 8  # characters between the prefix and the suffix of a tempfile.mkstemp name
-CLOCK_SLACK = 1.0  # seconds a file's time may trail time.time() (coarse file system clocks)
-
-
-def remove_leftovers(targets: Iterable[Path], since: float) -> list[Path]:
-    """Remove the temporary files a write to one of ``targets`` left when its process was killed midway.
-
-    The proof is written in the solver's child (it can be gigabytes: it is not sent to this process), through
-    :func:`~edgematch.formats.source.writing`, whose temporary file ``.NAME.XXXXXXXX.tmp`` beside the target
-    is removed on any error but not when the child is killed at the time limit; each kill would leave one more
-    in the user's folder. Only names of exactly that form are touched, only regular files (a link is never
-    followed, nor removed), and only those changed since ``since`` (a ``time.time()``, less a second of clock
-    slack): another program's file of an older run is left alone. Returns the paths removed."""
-    removed: list[Path] = []
-    for target in targets:
-        prefix = f".{target.name}."
-        try:
-            entries = list(os.scandir(target.parent))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            middle = name[len(prefix):-len(".tmp")]
-            if (not name.startswith(prefix) or not name.endswith(".tmp") or len(middle) != TEMP_RANDOM
-                    or not set(middle) <= TEMP_CHARS):
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode) and info.st_mtime >= since - CLOCK_SLACK:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-                    removed.append(Path(entry.path))
-    return removed
 
 
 def _write(path: Path, lines: Iterable[str]) -> None:
