@@ -15,7 +15,15 @@ from edgematch.core.checker import CheckResult, Violation, check, score
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.core.model import Hint, Placement, Puzzle, Solution, Tile
 from edgematch.core.symmetry import board_turns, distinct_key
-from edgematch.errors import BackendError, EdgematchError, FormatError, Interrupted, PuzzleError, UsageError
+from edgematch.errors import (
+    BackendError,
+    EdgematchError,
+    FileMissingError,
+    FormatError,
+    Interrupted,
+    PuzzleError,
+    UsageError,
+)
 from edgematch.formats import read_puzzle, read_solution, write_puzzle, write_solution
 from edgematch.solvers import Result, Status, best, choose_backend, count, explain, solutions, solve, solve_all
 
@@ -23,7 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BackendError", "Result", "Status", "best", "choose_backend", "count", "explain", "solutions", "solve", "solve_all",
-    "CheckResult", "EdgematchError", "FormatError", "GeneratorSpec", "Hint", "Interrupted", "Placement", "Puzzle",
-    "PuzzleError", "Solution", "Tile", "UsageError", "Violation", "board_turns", "check", "distinct_key",
+    "CheckResult", "EdgematchError", "FileMissingError", "FormatError", "GeneratorSpec", "Hint", "Interrupted",
+    "Placement", "Puzzle", "PuzzleError", "Solution", "Tile", "UsageError", "Violation", "board_turns", "check", "distinct_key",
     "generate", "random_tiles", "read_puzzle", "read_solution", "score", "write_puzzle", "write_solution",
 ]

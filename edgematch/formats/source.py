@@ -189,7 +189,8 @@ def writing(path: str | Path, binary: bool = False, encoding: str = "utf-8") -> 
 def save(path: str | Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` whole or not at all, as :func:`writing` does: only a
     regular file is replaced, the old file stays on any failure (a full disk included), and the FormatError
-    names ``path``. Every file edgematch writes goes through here."""
+    names ``path``. Every file edgematch writes for a user goes through here or :func:`writing` (a bench run's
+    captured output, a scratch file of the harness, is the one plain ``open``)."""
     with writing(path, binary=True) as stream:
         stream.write(data.encode("utf-8") if isinstance(data, str) else data)
 

@@ -119,7 +119,8 @@ class Result:
     options: dict[str, Any] = field(default_factory=dict)
     """The settings the backend ran with (its defaults included), e.g. ``{"order": "spiral"}``."""
     message: str = ""
-    """Why the search stopped early (``time limit``, ``interrupted``) or what failed; empty otherwise."""
+    """Why the search stopped (``time limit``, ``interrupted``, ``solution limit``), what failed, or a note on
+    the answer (where a DRAT proof was written); empty when there is nothing to say."""
     confirmation: Confirmation | None = None
     """With ``confirm=True``: the second opinion of a backend of another family; None otherwise."""
     score: int | None = None

@@ -89,7 +89,8 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class).
 
     The matching is the one the recursive textbook search finds, tile for tile, without its recursion (a
-    path through n cells of one class was n calls deep: a RecursionError from 32x32 on) or its cubic time:
+    path through n cells of one class was n calls deep: a RecursionError on a framed 40x40, an unframed
+    32x32) or its cubic time:
     - a class whose tiles show no other class (the inner cells of a framed board, every cell of an unframed
       one) is matched at once: the textbook search gives its k-th cell the tile ``m - k`` of its ``m`` cells
       in its tile list (each new cell takes the first tile and shifts the others one tile on), and fails

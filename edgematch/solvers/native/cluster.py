@@ -25,8 +25,8 @@ since a transient failure (a connection, memory) deserves one more try and a bug
 Either way the client stores the part's result once. The time limit and Ctrl-C set a Dask ``Event`` the
 running parts poll (every 0.5 s; less often on over 250 worker threads, to keep the scheduler's load down;
 they stop and report what they searched; at the time limit they stop :data:`REPORT_AHEAD` early by
-themselves); the client cancels the parts no worker has begun, waits briefly for the running ones' reports,
-and cancels every outstanding future; the count is then a lower bound (status ``timeout``, message
+themselves); the client cancels the parts the scheduler has not yet handed to a worker, waits briefly for
+the running ones' reports, and cancels every outstanding future; the count is then a lower bound (status ``timeout``, message
 ``interrupted`` on Ctrl-C), as with ``--workers``. The deadline reaches workers as a wall-clock instant:
 machines' clocks are assumed synchronised (NTP) to well under a second.
 """
@@ -218,7 +218,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
 
 
 def _drop_queued(client: Any, futures: dict[int, Any], flying: dict[str, int]) -> bool:
-    """Once stopped, cancel the parts no worker has begun (most of the plan when the time runs out), so the
+    """Once stopped, cancel the parts not yet handed to a worker (most of the plan when the time runs out), so the
     call waits only for the running ones, which stop at the deadline or the stop event: queued parts would
     each start, see the deadline passed and report nothing, one after another (about 0.3 s for 92 parts on 2
     workers). True when some were dropped (the count is then a lower bound)."""
