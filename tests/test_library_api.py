@@ -293,7 +293,8 @@ def test_a_result_is_true_only_for_a_final_answer():
         edgematch.GeneratorSpec(3, 3), time_limit=10**400),
     lambda: edgematch.best(PUZZLE, backend="native", start="abc", time_limit=1),
     lambda: edgematch.best(PUZZLE, backend="native", start=float("nan"), time_limit=1),
-], ids=["attempt", "colours-list", "bool-size", "enormous-size", "enormous-random", "framed-text", "huge-colours", "rule", "turns-none", "key-none",
+], ids=["attempt", "colours-list", "bool-size", "enormous-size", "enormous-random", "framed-text", "huge-colours",
+        "rule", "turns-none", "key-none",
         "unique-limit", "start-text", "start-nan"])
 def test_public_helpers_refuse_bad_values_with_a_usage_error(call):
     with pytest.raises(edgematch.UsageError):

@@ -26,9 +26,9 @@ Either way the client stores the part's result once. The time limit and Ctrl-C s
 running parts poll (every 0.5 s; less often on over 250 worker threads, to keep the scheduler's load down;
 they stop and report what they searched; at the time limit they stop :data:`REPORT_AHEAD` early by
 themselves); the client cancels the parts the scheduler has not yet handed to a worker, waits briefly for
-the running ones' reports, and cancels every outstanding future; the count is then a lower bound (status ``timeout``, message
-``interrupted`` on Ctrl-C), as with ``--workers``. The deadline reaches workers as a wall-clock instant:
-machines' clocks are assumed synchronised (NTP) to well under a second.
+the running ones' reports, and cancels every outstanding future; the count is then a lower bound (status
+``timeout``, message ``interrupted`` on Ctrl-C), as with ``--workers``. The deadline reaches workers as a
+wall-clock instant: machines' clocks are assumed synchronised (NTP) to well under a second.
 """
 
 from __future__ import annotations
