@@ -3,17 +3,19 @@ the Markdown-ish text of its header and notes as HTML, escaped (item 10)."""
 
 from __future__ import annotations
 
+import os
+import signal
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from edgematch.bench.report import inline_markdown, markdown, report_folder, write_report
+from edgematch.bench.report import inline_markdown, markdown, named_database, report_folder, write_report
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Store
 from edgematch.bench.suite import parse_suite
 from edgematch.bench.summary import summarise
-from edgematch.errors import UsageError
+from edgematch.errors import FormatError, UsageError
 
 SUITE = ('name = "tiny"\ndescription = "a `tiny` suite, **two** seeds <b>not bold</b>"\nbackends = ["native"]\n'
          'timeout = 1\nseeds = [1, 2]\n[[family]]\nname = "f"\nsizes = [3]\n')
@@ -162,3 +164,45 @@ def test_a_bench_whose_report_cannot_be_written_keeps_its_runs_and_exit_code(tmp
     with Store(tmp_path / "bench.sqlite") as store:
         assert len(store.runs(1)) == 2
     assert not (tmp_path / "elsewhere.md").exists()
+
+
+class Blocked(Exception):
+    """A test's deadline passed."""
+
+
+@pytest.fixture
+def deadline():
+    """Fail a test that blocks (e.g. opening a named pipe nobody writes to) after 20 s instead of hanging."""
+    def expired(signum, frame):
+        raise Blocked("blocked for 20 s")  # not an OSError, which the code under test may catch
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_at_the_report_is_not_waited_on(tmp_path, monkeypatch, deadline):
+    """A FIFO at reports/<db>/session-N/report.md names no database (opening it used to block for ever);
+    the report is then refused at the save, as any non-regular file is."""
+    monkeypatch.chdir(tmp_path)
+    db = make_db(tmp_path / "bench.sqlite", 0.011)
+    folder = report_folder(db, 1)
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "report.md")
+    assert named_database(folder) is None
+    with Store(db) as store, pytest.raises(FormatError, match="named pipe"):
+        write_report(store)
+
+
+def test_an_oversize_report_is_not_read_whole(tmp_path, monkeypatch):
+    """report.md is read as every input is, within the input size limit: a larger one names no database."""
+    from edgematch.formats import source
+
+    named = "# report\n\nDatabase: `/data/other.sqlite`, session 1.\n"
+    (tmp_path / "report.md").write_text(named + "x" * 5000)
+    assert named_database(tmp_path) == "/data/other.sqlite"
+    monkeypatch.setattr(source, "MAX_INPUT_BYTES", 1000)  # a report larger than the limit is refused unread
+    assert named_database(tmp_path) is None

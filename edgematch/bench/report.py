@@ -19,8 +19,8 @@ from edgematch.bench import plots
 from edgematch.bench.cluster import machine_notes, machine_rows
 from edgematch.bench.store import Store
 from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
-from edgematch.errors import FormatError, MissingDependencyError, UsageError
-from edgematch.formats.source import save
+from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError
+from edgematch.formats.source import read_text, save
 
 
 @dataclass
@@ -413,10 +413,12 @@ _NAMED = re.compile(r"^Database: `(?P<path>.*)`, session (?P<session>\d+)\.$", r
 
 
 def named_database(folder: Path) -> str | None:
-    """The database a report already in ``folder`` names (None: no report there, or one that names none)."""
+    """The database a report already in ``folder`` names (None: no report there, one that names none, or a
+    ``report.md`` that cannot be read as a report: a named pipe is not waited on, an oversize file is refused
+    unread, as every input edgematch reads)."""
     try:
-        text = (folder / "report.md").read_text(encoding="utf-8", errors="replace")[:4000]
-    except OSError:
+        text = read_text(folder / "report.md", "report")[:4000]
+    except EdgematchError:
         return None
     found = _NAMED.search(text)
     return found["path"] if found else None
