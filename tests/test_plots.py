@@ -205,3 +205,55 @@ def test_the_svg_carries_the_same_colours_and_marks(summary, tmp_path):
         assert expected[backend] in page
     assert re.search(r'id="unsolved-cpsat:table-framed-6x6"', page)
     assert re.search(r'id="partial-sat:cadical195-framed-6x6"', page)
+
+
+RECT = """
+name = "rect"
+task = "first"
+timeout = 1.0
+seeds = [1, 2]
+backends = ["native", "cpsat:table", "sat:glucose4"]
+
+[[family]]
+name = "rect"
+sizes = ["6x4", "4x6"]
+"""
+
+
+def test_sizes_of_one_tile_count_keep_their_marks_apart(tmp_path):
+    """A family whose sizes have the same tile count (6x4, 4x6) spans no tiles: its axis still has a width
+    (matplotlib warned of identical limits), each size has a place of its own, and the marks of backends
+    unsolved at one size stay apart, as elsewhere."""
+    import warnings
+
+    suite = parse_suite(RECT)
+    with Store(tmp_path / "rect.sqlite") as store:
+        number = store.new_session(suite, "rect", 1, {})
+        for instance in suite.instances:
+            for backend in suite.backends:
+                solved = backend == "native"
+                store.add_run(number, RunRecord(
+                    instance.key, backend, "first", "solved" if solved else "timeout",
+                    "done" if solved else "timeout", "correct" if solved else "timeout", 0.1 if solved else 1.05,
+                    0.05 if solved else 1.0, family=instance.family, size=instance.size, tiles=instance.tiles,
+                    fingerprint="f" * 16))
+        store.close_session(number, 1.0, True)
+        rect = summarise(store.session(1), store.runs(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Attempting to set identical low and high xlims" is a failure
+        figure = plots.scaling_figure(rect)
+        plots.svg(figure)
+    ax = figure.axes[0]
+    low, high = ax.get_xlim()
+    assert high > low
+    ticks = dict(zip((t.get_text() for t in ax.get_xticklabels()), ax.get_xticks(), strict=True))
+    assert set(ticks) == {"6x4", "4x6"} and ticks["6x4"] != ticks["4x6"]
+    assert all(low < x < high for x in ticks.values())
+    lost = _marks(figure, "unsolved")
+    assert set(lost) == {plots.gid("unsolved", b, "rect", s) for b in ("cpsat:table", "sat:glucose4")
+                         for s in ("6x4", "4x6")}
+    places = [tuple(points[0]) for points in lost.values()]
+    assert len(set(places)) == 4, "marks of different backends or sizes drawn as one"
+    assert min(abs(a[0] - b[0]) for i, a in enumerate(places) for b in places[i + 1:]) > 0.02 * (high - low)
+    (solved,) = _marks(figure, "solved").values()
+    assert len({x for x, _ in solved}) == 2  # native's two sizes, one place each

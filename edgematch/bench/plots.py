@@ -4,7 +4,8 @@
   and size, the median time when every run of the cell was solved (filled marker); the PAR2 figure (mean,
   an unsolved run counting twice the cutoff) when only some were, as a hollow marker labelled ``2/3``; an
   ``x`` in the "unsolved" band above twice the cutoff, labelled ``0/3``, when none was (backends unsolved at
-  the same size are stacked in the band, never drawn as one mark);
+  the same size are side by side in the band, never drawn as one mark; sizes of one tile count, 6x4 and 4x6,
+  sit side by side around it);
 - cactus: instances solved against time (each backend's solved times sorted), with the virtual best; lines
   that coincide stay apart: each backend has its own dash pattern, earlier ones are drawn wider underneath,
   and the markers are staggered;
@@ -161,6 +162,25 @@ def multi_size_families(summary: Summary) -> tuple[list[str], list[str]]:
     return [f for f, s in sizes.items() if len(s) > 1], [f for f, s in sizes.items() if len(s) == 1]
 
 
+SAME_TILES_GAP = 0.1  # sizes of one tile count (6x4, 4x6) sit this share of the axis apart
+UNSOLVED_STEP = 0.035  # backends unsolved at one size sit this share of the axis apart in the band
+
+
+def size_places(tiles: dict[str, int]) -> tuple[dict[str, float], float]:
+    """(the x of each size, the axis unit): a size sits at its tile count, and sizes of one tile count side
+    by side around it, so no two sizes share a place. The unit is the span of the tile counts, at least one
+    tile: a family of 6x4 and 4x6 spans none, and its axis still needs a width."""
+    unit = float(max(max(tiles.values()) - min(tiles.values()), 1))
+    alike: dict[int, list[str]] = {}
+    for size, count in tiles.items():
+        alike.setdefault(count, []).append(size)
+    places = {}
+    for count, sizes in alike.items():
+        for i, size in enumerate(sizes):
+            places[size] = count + SAME_TILES_GAP * unit * (i - (len(sizes) - 1) / 2)
+    return places, unit
+
+
 def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> Any | None:
     """Time against board size per backend, a panel per family of two sizes or more (None: no such family).
     Fully solved cells: median time, filled; partly solved: PAR2, hollow, labelled ``j/k``; none solved: an
@@ -179,7 +199,8 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
         drawn: list[str] = []
         for ax, family in zip(axes, families, strict=False):
             sizes = [s for f, s in summary.classes if f == family]
-            tiles = {r.size: r.tiles for r in summary.runs if r.family == family}
+            counts = {r.size: r.tiles for r in summary.runs if r.family == family}
+            tiles, unit = size_places({size: counts[size] for size in sizes if size in counts})
             lost: dict[str, list[str]] = {}  # size -> backends that solved none of it
             measured: list[tuple[str, list[tuple[float, float, str, Any]]]] = []
             for backend in summary.backends:
@@ -215,17 +236,24 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
                     near.append(y)
                     ax.annotate(f"{st.solved}/{st.total}", (x, y), xytext=(5, 3 + 8 * above),
                                 textcoords="offset points", fontsize=7, color=s.colour, zorder=5)
-            spread = max(tiles.values()) - min(tiles.values())
             y = UNSOLVED_FACTOR * cutoff
             for size, backends in lost.items():  # side by side in the band, one mark per backend
-                step = 0.035 * spread
+                shared = sum(1 for c in counts.values() if c == counts[size]) > 1
+                # a size beside another of its tile count: its marks stay within its half of the gap
+                step = UNSOLVED_STEP * unit if not shared else min(UNSOLVED_STEP, 0.8 * SAME_TILES_GAP
+                                                                    / len(backends)) * unit
                 xs = [tiles[size] + step * (i - (len(backends) - 1) / 2) for i in range(len(backends))]
                 for x, backend in zip(xs, backends, strict=True):
                     ax.scatter([x], [y], marker="x", s=30, linewidths=1.6, color=style[backend].colour, zorder=4,
                                gid=gid("unsolved", backend, family, size))
                 totals = {summary.by_class[(family, size, b)].total for b in backends}
-                ax.annotate(f"0/{totals.pop()}" if len(totals) == 1 else "0 solved", (max(xs), y), xytext=(5, 0),
-                            textcoords="offset points", fontsize=7, color="#444444", va="center")
+                text = f"0/{totals.pop()}" if len(totals) == 1 else "0 solved"
+                if shared:  # under its marks: to the right it would lie on the next size's
+                    ax.annotate(text, (sum(xs) / len(xs), y), xytext=(0, -6), textcoords="offset points",
+                                fontsize=7, color="#444444", ha="center", va="top")
+                else:
+                    ax.annotate(text, (max(xs), y), xytext=(5, 0), textcoords="offset points", fontsize=7,
+                                color="#444444", va="center")
             ax.axhline(cutoff, color="#999999", ls="--", lw=0.8)
             ax.axhline(2 * cutoff, color=UNSOLVED, ls=":", lw=0.6, alpha=0.6)
             ax.axhspan(2 * cutoff, 5 * cutoff, color=UNSOLVED, alpha=0.06, lw=0)
@@ -233,7 +261,7 @@ def scaling_figure(summary: Summary, style: dict[str, Style] | None = None) -> A
                     transform=ax.get_yaxis_transform())
             ax.set_yscale("log")
             ax.set_xticks([tiles[s] for s in sizes], sizes, rotation=45 if len(sizes) > 4 else 0)
-            ax.set_xlim(min(tiles.values()) - 0.08 * spread, max(tiles.values()) + 0.14 * spread)
+            ax.set_xlim(min(tiles.values()) - 0.08 * unit, max(tiles.values()) + 0.14 * unit)
             ax.set_title(family)
             ax.set_xlabel("board")
             ax.grid(True, which="major", axis="y", alpha=0.3)
