@@ -114,6 +114,11 @@ def drawn(summary):
     return figures(summary, ("native", "sat:cadical195"))
 
 
+def _colours(summary) -> dict[str, str]:
+    """Backend -> colour in the report's plots (the virtual best included)."""
+    return {backend: style.colour for backend, style in plots.report_styles(summary).items()}
+
+
 def _legend(legend) -> dict[str, str]:
     """label -> colour of a legend's entries."""
     return {text.get_text(): to_hex(handle.get_color())
@@ -131,7 +136,7 @@ def _marks(figure, kind: str) -> dict[str, list]:
 
 
 def test_every_plot_gives_a_backend_the_same_colour_and_its_legend_lists_the_backends(summary, drawn):
-    expected = plots.colours(summary)
+    expected = _colours(summary)
     scaling, cactus, scores = drawn["scaling"], drawn["cactus"], drawn["scores"]
     legends = {"scaling": _legend(scaling.legends[0]), "cactus": _legend(cactus.axes[0].get_legend()),
                "scores": _legend(scores.legends[0])}
@@ -142,7 +147,7 @@ def test_every_plot_gives_a_backend_the_same_colour_and_its_legend_lists_the_bac
         for backend, colour in legend.items():
             assert colour == expected[backend], (name, backend)
     # the colours follow the sorted names, not the plan order: the same in any report of these backends
-    assert expected == plots.colours(summary) and expected["cpsat:table"] == plots.styles(["native",
+    assert expected == _colours(summary) and expected["cpsat:table"] == plots.styles(["native",
                                                                                             "cpsat:table"])[
         "cpsat:table"].colour
     assert len({expected[b] for b in summary.backends}) == len(summary.backends)
@@ -200,7 +205,7 @@ def test_the_svg_carries_the_same_colours_and_marks(summary, tmp_path):
     db = make_session(tmp_path / "again.sqlite")
     with Store(db) as store:
         page = write_report(store, out=tmp_path / "report").html.read_text()
-    expected = plots.colours(summary)
+    expected = _colours(summary)
     for backend in summary.backends:
         assert expected[backend] in page
     assert re.search(r'id="unsolved-cpsat:table-framed-6x6"', page)

@@ -43,14 +43,15 @@ def _png_size(data):
 
 @needs_browser
 def test_the_report_renders_its_plots_in_chromium(smoke_db, tmp_path):
-    from edgematch.bench.plots import colours
+    from edgematch.bench.plots import report_styles
     from edgematch.bench.report import write_report
     from edgematch.bench.store import Store
     from edgematch.bench.summary import summarise
 
     with Store(smoke_db) as store:
         report = write_report(store, out=tmp_path).html
-        palette = colours(summarise(store.session(), store.runs(store.session().id)))
+        summary = summarise(store.session(), store.runs(store.session().id))
+        palette = {b: s.colour for b, s in report_styles(summary).items()}
     out = tmp_path / "shot.png"
     width, height = 1300, 2600
 

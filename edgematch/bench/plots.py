@@ -74,16 +74,6 @@ def report_styles(summary: Summary) -> dict[str, Style]:
     return styles([*summary.backends, *(summary.scores.backends if summary.scores else [])])
 
 
-def colours(summary: Summary) -> dict[str, str]:
-    """Backend -> colour, the same in every plot of the report (the virtual best included)."""
-    return {b: s.colour for b, s in report_styles(summary).items()}
-
-
-def markers(summary: Summary) -> dict[str, str]:
-    """Backend -> marker; with :func:`colours`, the (colour, marker) pairs differ for up to 70 backends."""
-    return {b: s.marker for b, s in report_styles(summary).items()}
-
-
 def _matplotlib() -> Any:
     try:
         import matplotlib
@@ -441,22 +431,3 @@ def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None =
                       fontsize=8, frameon=False, title="backend", title_fontsize=8)
         return figure
 
-
-# -- SVG text for the page --------------------------------------------------------------------------------
-
-def scaling(summary: Summary, style: dict[str, Style] | None = None) -> str | None:
-    """The scaling plot as SVG (None: no family has two sizes)."""
-    figure = scaling_figure(summary, style)
-    return svg(figure) if figure is not None else None
-
-
-def cactus(summary: Summary, style: dict[str, Style] | None = None) -> str:
-    return svg(cactus_figure(summary, style))
-
-
-def scatter(summary: Summary, first: str, second: str) -> str:
-    return svg(scatter_figure(summary, first, second))
-
-
-def scores_over_time(scores: Scores, limit: float, style: dict[str, Style] | None = None) -> str:
-    return svg(scores_figure(scores, limit, style))

@@ -376,12 +376,6 @@ def score_figure(summary: Summary, style: dict[str, plots.Style] | None = None) 
     return plots.scores_figure(summary.scores, best_limit(summary), style or plots.report_styles(summary))
 
 
-def score_plot(summary: Summary) -> str | None:
-    """The score-over-time plot of the session's best runs (SVG text), None without any."""
-    figure = score_figure(summary)
-    return plots.svg(figure) if figure is not None else None
-
-
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
