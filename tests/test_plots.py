@@ -262,3 +262,22 @@ def test_sizes_of_one_tile_count_keep_their_marks_apart(tmp_path):
     assert min(abs(a[0] - b[0]) for i, a in enumerate(places) for b in places[i + 1:]) > 0.02 * (high - low)
     (solved,) = _marks(figure, "solved").values()
     assert len({x for x, _ in solved}) == 2  # native's two sizes, one place each
+
+
+def test_the_score_figure_is_drawn_once_for_its_file_and_the_page(tmp_path, monkeypatch):
+    """write_report draws the score-over-time figure once: scores.svg and the page's inline plot are one
+    drawing (it was drawn for each)."""
+    db = make_session(tmp_path / "once.sqlite")
+    calls = []
+    real = plots.scores_figure
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plots, "scores_figure", counted)
+    with Store(db) as store:
+        written = write_report(store, out=tmp_path / "report")
+    assert len(calls) == 1
+    picture = (tmp_path / "report" / "scores.svg").read_text()
+    assert picture.startswith("<svg") and picture in written.html.read_text()

@@ -334,8 +334,11 @@ def heat(st: Stats | None, cutoff: float) -> str:
     return f"hsl({120 * (1 - min(max(where, 0.0), 1.0)):.0f} 60% 86%)"
 
 
-def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Path | None = None) -> str:
-    """The self-contained HTML page (plots inline as SVG); ``database`` is named in its header."""
+def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Path | None = None,
+         drawn: dict[str, str | None] | None = None) -> str:
+    """The self-contained HTML page (plots inline as SVG); ``database`` is named in its header. ``drawn`` is
+    :func:`figure_svgs` of ``summary`` and ``scatter`` when the caller has it already (it is drawn otherwise):
+    each figure is drawn once per report."""
     try:
         import jinja2
     except ImportError:
@@ -344,11 +347,12 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Pat
                                      autoescape=True, trim_blocks=True, lstrip_blocks=True)
     environment.filters["md"] = inline_markdown
     chosen = pair(summary, scatter) if summary.runs else None
-    drawn = figures(summary, chosen)
+    if drawn is None:
+        drawn = figure_svgs(summary, chosen)
     _, single = plots.multi_size_families(summary)
     return environment.get_template("report.html.j2").render(
         s=summary, session=summary.session, notes=notes(summary), headline=headline_rows(summary),
-        figures={name: plots.svg(f) if f is not None else None for name, f in drawn.items()}, pair=chosen,
+        figures=drawn, pair=chosen,
         single_size=single if summary.runs else [], database=database_text(database),
         environment=environment_rows(summary), seconds=seconds, heat=heat, mib=mib,
         spread_text=spread_text, choices=choices(summary), TIMES=TIMES,
@@ -367,6 +371,11 @@ def figures(summary: Summary, scatter: tuple[str, str] | None = None) -> dict[st
             "cactus": plots.cactus_figure(summary, style) if summary.runs else None,
             "scatter": plots.scatter_figure(summary, *scatter) if scatter and summary.runs else None,
             "scores": score_figure(summary, style)}
+
+
+def figure_svgs(summary: Summary, scatter: tuple[str, str] | None = None) -> dict[str, str | None]:
+    """:func:`figures` as inline SVG text by name (None where a plot has nothing to show)."""
+    return {name: plots.svg(f) if f is not None else None for name, f in figures(summary, scatter).items()}
 
 
 def score_figure(summary: Summary, style: dict[str, plots.Style] | None = None) -> Any | None:
@@ -442,14 +451,15 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
         raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
     written = Written(out / "report.md", None)
     save(written.markdown, markdown(summary, database))
-    if summary.scores and summary.scores.classes:
-        try:
-            figure = score_figure(summary)
-            save(out / "scores.svg", plots.svg(figure) if figure is not None else "")
-        except MissingDependencyError as exc:
-            written.problem = str(exc)
     try:
-        page = html(summary, scatter, database)
+        drawn = figure_svgs(summary, pair(summary, scatter) if summary.runs else None)  # once: file and page
+    except MissingDependencyError as exc:
+        written.problem = str(exc)
+        return written
+    if drawn["scores"] is not None:
+        save(out / "scores.svg", drawn["scores"])
+    try:
+        page = html(summary, scatter, database, drawn)
     except MissingDependencyError as exc:
         written.problem = str(exc)
     else:
