@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.session import Estimate, Watcher, run_session
 from edgematch.bench.store import Store
-from edgematch.bench.suite import Instance, Overrides, load_suite, parse_suite
+from edgematch.bench.suite import Instance, Overrides, Suite, load_suite, parse_suite
 from edgematch.cli.main import load_commands
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.cpsat import CpsatBackend
@@ -137,9 +137,14 @@ def record(family, backend, wall, tiles=9, category="correct", termination="done
                      family=family, size=size, tiles=tiles)
 
 
+def plain(timeout: float) -> Suite:
+    """A suite of task ``first`` and ``timeout`` seconds per run (its instances are the test's own)."""
+    return Suite("plain", "", "first", timeout, (1,), ("native",), ())
+
+
 def test_best_runs_are_costed_at_their_own_cutoff():
     suite = parse_suite(SUITE.replace('"cpsat:table"', '"cpsat"'), "honest.toml")
-    estimate = Estimate(suite.timeout, 2.0, [record("small", b, 0.05) for b in ("native", "cpsat")] * 6, suite)
+    estimate = Estimate(suite, 2.0, [record("small", b, 0.05) for b in ("native", "cpsat")] * 6)
     best = [i for i in suite.instances if i.family == "e2-best"]
     todo = [(instance, backend, n) for n in range(6) for instance in best for backend in ("native", "cpsat")]
     assert len(todo) == 12
@@ -150,13 +155,14 @@ def test_best_runs_are_costed_at_their_own_cutoff():
 
 def test_an_unsolved_family_costs_its_own_cutoff_not_the_suites():
     own = Instance("f", "5x5", 1, timeout=2.0)
-    estimate = Estimate(30.0, 2.0, [record("f", "native", 2.1, tiles=16, category="timeout", termination="timeout"),
-                                    record("g", "native", 30.1, category="timeout", termination="timeout")])
+    estimate = Estimate(plain(30.0), 2.0, [
+        record("f", "native", 2.1, tiles=16, category="timeout", termination="timeout"),
+        record("g", "native", 30.1, category="timeout", termination="timeout")])
     assert estimate.cost(own, "native") == pytest.approx(2.1)  # the family's timeouts, not g's 30 s ones
 
 
 def test_a_run_that_outlives_its_estimate_is_never_counted_as_done():
-    estimate = Estimate(10.0, 2.0, [record("f", "native", 1.0)])
+    estimate = Estimate(plain(10.0), 2.0, [record("f", "native", 1.0)])
     instance = Instance("f", "3x3", 2)
     assert estimate.remaining([], [(instance, "native", 0.4)], jobs=1) == pytest.approx(0.6)
     # at 3 s of a run expected to take 1 s: expected to go on about as long again, never past its kill time

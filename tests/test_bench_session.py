@@ -10,7 +10,7 @@ from edgematch.bench.report import markdown
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.session import Estimate, Watcher, run_session
 from edgematch.bench.store import Session, Store
-from edgematch.bench.suite import Instance, Overrides, load_suite
+from edgematch.bench.suite import Instance, Overrides, Suite, load_suite
 from edgematch.bench.summary import summarise
 from edgematch.cli.main import load_commands
 from edgematch.solvers.sat import SatBackend
@@ -62,7 +62,7 @@ def test_the_eta_costs_remaining_cells_by_what_their_kind_cost():
     def inst(size):
         return Instance("f", f"{size}x{size}", seed=1)
 
-    estimate = Estimate(cutoff=10.0, grace=2.0)
+    estimate = Estimate(Suite("t", "", "first", 10.0, (1,), ("native", "cpsat", "sat"), ()), grace=2.0)
     assert estimate.cost(inst(5), "native") is None  # nothing measured: no guess
     estimate.add(record("f/3x3/seed1", "native", 0.1))
     estimate.add(record("f/4x4/seed1", "native", 10.0, category="timeout", status="timeout", tiles=16, size="4x4"))

@@ -40,8 +40,8 @@ class Watcher:
 class Estimate:
     """The seconds the remaining runs will take, from what the finished ones cost (stable where a rate-based
     ETA swings: one slow board early on no longer multiplies the rest, nor do fast small boards hide the big
-    ones). Each run is costed against its own family's cutoff (``suite``: a family may have its own timeout and
-    task). A pending run costs:
+    ones). Each run is costed against its own family's cutoff and task (:meth:`Suite.timeout_of`,
+    :meth:`Suite.task_of` of the session's ``suite``). A pending run costs:
 
     - the wall of its backend's unsolved runs on its family, when its backend left a board of its family no
       larger than this one unsolved: a bigger board will not go faster;
@@ -61,9 +61,8 @@ class Estimate:
     MAX_GROWTH = 10.0
     LEAST = 0.1  # seconds: the least a run still under way is expected to take
 
-    def __init__(self, cutoff: float, grace: float = GRACE_SECONDS, records: list[RunRecord] | None = None,
-                 suite: Suite | None = None):
-        self.cutoff, self.grace, self.suite = cutoff, grace, suite
+    def __init__(self, suite: Suite, grace: float = GRACE_SECONDS, records: list[RunRecord] | None = None):
+        self.suite, self.grace = suite, grace
         self.walls: dict[tuple[str, str, int], list[float]] = defaultdict(list)
         self.unsolved: dict[tuple[str, str], int] = {}
         self.unsolved_walls: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -77,26 +76,18 @@ class Estimate:
             self.unsolved[key] = min(self.unsolved.get(key, record.tiles), record.tiles)
             self.unsolved_walls[key].append(record.wall)
 
-    def timeout_of(self, instance: Instance) -> float:
-        """The run's cutoff: its family's, else the suite's."""
-        return self.suite.timeout_of(instance) if self.suite else self.cutoff if instance.timeout is None \
-            else instance.timeout
-
-    def task_of(self, instance: Instance) -> str:
-        return self.suite.task_of(instance) if self.suite else instance.task or "first"
-
     def cost(self, instance: Instance, backend: str) -> float | None:
         """The expected wall seconds of one pending run (None when nothing has finished yet)."""
         if not self.walls:
             return None
-        timeout = self.timeout_of(instance)
+        timeout = self.suite.timeout_of(instance)
         ceiling = timeout + self.grace
         family, tiles = instance.family, instance.tiles
         if self.unsolved.get((backend, family), tiles + 1) <= tiles:
             return min(statistics.fmean(self.unsolved_walls[backend, family]), ceiling)
         if (backend, family, tiles) in self.walls:
             return min(statistics.fmean(self.walls[backend, family, tiles]), ceiling)
-        if self.task_of(instance) == "best":
+        if self.suite.task_of(instance) == "best":
             return timeout
         sizes = sorted(t for b, f, t in self.walls if (b, f) == (backend, family) and t < tiles)
         if sizes:
@@ -118,7 +109,7 @@ class Estimate:
             return None
         if spent < expected:
             return expected - spent
-        kill = self.timeout_of(instance) + self.grace - spent
+        kill = self.suite.timeout_of(instance) + self.grace - spent
         return max(min(spent, kill), self.LEAST)
 
     def remaining(self, todo: list[tuple[Instance, str, int]], running: list[tuple[Instance, str, float]],
@@ -274,7 +265,7 @@ def what_is_left(store: Store, session: int, suite: Suite, watcher: Watcher | No
     todo = pending(store, session, suite, skipped)
     stored = store.runs(session)
     watcher.planned(suite.repeat * len(suite.runs()), stored)
-    return watcher, skipped, todo, Estimate(suite.timeout, grace, stored, suite)
+    return watcher, skipped, todo, Estimate(suite, grace, stored)
 
 
 def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher: Watcher | None = None,
