@@ -1,5 +1,5 @@
 """Best-score runs on Eternity II-like boards (run: python benchmarks/best_scores.py [--backends native]
-[--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png]).
+[--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png] [-O search=beam ...]).
 
 Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to
 one core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it
@@ -37,11 +37,14 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per run (default %(default)s)")
     parser.add_argument("--core", type=int, default=0, help="the core every run is pinned to (default 0)")
     parser.add_argument("--png", type=Path, help="draw the best board of all runs to this PNG")
+    parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="backend option passed to every run, repeatable (e.g. -O search=beam)")
     args = parser.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     print(f"before: {yardstick.load()}")
-    print(f"edgematch best FILE -b BACKEND --time-limit {args.limit:g}; {args.size}x{args.size} E2-like with the "
-          f"centre hint; one core (core {args.core}); seeds {args.seeds}", flush=True)
+    extra = "".join(f" -O {o}" for o in args.option)
+    print(f"edgematch best FILE -b BACKEND --time-limit {args.limit:g}{extra}; {args.size}x{args.size} E2-like "
+          f"with the centre hint; one core (core {args.core}); seeds {args.seeds}", flush=True)
     failures = 0
     overall: tuple[int, edgematch.Puzzle, edgematch.Solution, str] | None = None
     with tempfile.TemporaryDirectory(prefix="best-") as tmp:
@@ -56,7 +59,7 @@ def main() -> int:
                 saved = em_file.with_suffix(f".{backend.replace(':', '-')}.emsol")
                 edgematch.write_puzzle(puzzle, em_file)
                 cmd = [*yardstick.edgematch_command(), "best", str(em_file), "-b", backend, "--time-limit",
-                       f"{args.limit:g}", "--json", "--save", str(saved)]
+                       f"{args.limit:g}", "--json", "--save", str(saved), *(x for o in args.option for x in ("-O", o))]
                 code, wall, _, out = yardstick.timed(cmd, timeout=args.limit + GRACE, core=args.core)
                 if code is None or not saved.exists():
                     print(f"| {seed} | {'killed' if code is None else f'exit {code}'} | | | | |", flush=True)

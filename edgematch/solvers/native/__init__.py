@@ -32,6 +32,7 @@ from edgematch.solvers.processes import ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
+SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
 # nodes per Luby unit (10-25 ms here), between the two best measured: the default suite's framed 8x8 boards
 # (3 seeds, 4-5 shuffle seeds each) took a median 0.22 s to a first solution at 3e5, 0.30 s at 1e6, 0.48 s at 3e6
 RESTART_UNIT = 500_000
@@ -43,9 +44,11 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double")
+    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double", "search", "width", "fanout")
     defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
-                "start": "0.6 (best)", "breaks": "positions/6 (best)"}
+                "start": "0.6 (best)", "breaks": "positions/6 (best)",
+                "search": "dfs (best; or beam, whose order is comb or row)",
+                "width": "doubling (best beam)", "fanout": "8 (best beam)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster)
@@ -61,7 +64,14 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
-        best_only, never_best = {"start", "breaks", "double"}, {"order", "symmetry"}
+        best_only, never_best = {"start", "breaks", "double", "search", "width", "fanout"}, {"order", "symmetry"}
+        if task.question == "best" and str(task.options.get("search", "dfs")) == "beam":
+            never_best = {"symmetry", "start", "breaks", "double", "unit"}  # the beam's order is comb or row
+            if task.options.keys() & never_best:
+                return (f"native backend: {', '.join(sorted(task.options.keys() & never_best))} not used by "
+                        "best with search=beam")
+        elif task.question == "best" and task.options.keys() & {"width", "fanout"}:
+            return "native backend: width and fanout are options of best with search=beam"
         if task.question == "best" and task.options.keys() & never_best:
             return f"native backend: {', '.join(sorted(task.options.keys() & never_best))} not used by best (row order)"
         if task.question != "best" and task.options.keys() & best_only:
@@ -99,7 +109,16 @@ class NativeBackend(Backend):
         if task.question == "best":
             from edgematch.solvers.native.best import run_best
 
-            result = run_best(puzzle, task, self.checked_options(task))
+            given = self.checked_options(task)
+            search = str(given.get("search", "dfs"))
+            if search not in SEARCHES:
+                raise UsageError(f"native backend: option search must be one of {', '.join(SEARCHES)}, got {search!r}")
+            if search == "beam":
+                from edgematch.solvers.native.beam import run_beam
+
+                result = run_beam(puzzle, task, given)
+            else:
+                result = run_best(puzzle, task, given)
             result.backend = self.full_name
             return result
         from edgematch.solvers.native import parts

@@ -165,9 +165,10 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     return Solution.from_pairs(puzzle, cells)
 
 
-def build_best_tables(puzzle: Puzzle) -> BestTables:
-    """Candidate tables for the best-score loop: row order, candidates per (class, key sides) combo sorted
-    by (key a, key b) labels, ``bperm`` the same candidates by (key b, key a)."""
+def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTables:
+    """Candidate tables for the best-score loop: row order (or the free ``cells`` in the order given),
+    candidates per (class, key sides) combo sorted by (key a, key b) labels, ``bperm`` the same candidates
+    by (key b, key a)."""
     n = puzzle.size
     types = tile_types(puzzle)
     hinted = types.hinted
@@ -178,7 +179,8 @@ def build_best_tables(puzzle: Puzzle) -> BestTables:
     free = len(norm_ids)
     width = free + 1
 
-    cells = [c for c in range(n) if c not in hinted]
+    if cells is None:
+        cells = [c for c in range(n) if c not in hinted]
     P = len(cells)
     unconstrained = n * 4
     at = position_keys(puzzle, cells, hinted, np.int64)

@@ -1,0 +1,281 @@
+"""Beam search for the native backend's ``best`` (``-O search=beam``): the field's strongest single-core
+approach on Eternity II-like boards (issue 23, part 1).
+
+The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows
+column by column; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
+positions placed, scored by the seams fitting so far (inner seams between placed cells and hints); each
+board's children are the legal, unused candidates for the next cell with the fewest breaks (the top tie
+class), at most ``fanout`` (default 8) drawn at random among exact ties; the next layer keeps the ``width``
+best children, each run of equal scores in a seeded random order (no tolerance: only exact ties are
+shuffled). Legal placements come from :func:`~edgematch.solvers.native.best.build_best_tables`: only
+candidates showing the frame exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so
+every break is an inner seam.
+
+Anytime: successive beams until the time limit, each better complete board re-scored by the checker and
+streamed at once through ``task.on_improve``. Without a ``width`` option the first beam is 1,000 wide and
+each next one twice as wide, or as wide as the time left allows at the rate measured so far (never past
+the memory bound); with ``width=N`` every beam is N wide and reseeded. The time limit is checked between
+chunks of states of about 50 ms.
+
+Memory of one beam, in bytes, with ``P`` positions, ``T`` tile types, frontier ring ``R`` (the farthest
+back a key looks: the width of the board for ``row``, up to twice that for ``comb``), width ``W`` and
+fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer, int32), two layers
+of states ``2 W (4 R + 2 T + 4)`` (frontier ring, tiles left per type, breaks) and the children of one
+layer ``36 F W`` (parent, candidate, breaks, the shuffle and the sort): about 3.6 kB per unit of width on a
+16x16 board, so 1.5 GiB at some 440,000. A width whose beam would need more than :data:`MEMORY_CAP` is
+refused (``width=N``) or capped (the doubling).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from edgematch.core.checker import check
+from edgematch.core.model import Puzzle, Solution
+from edgematch.core.tiletypes import decode
+from edgematch.errors import UsageError
+from edgematch.solvers.base import Result, Status, Task, Timings, whole
+from edgematch.solvers.native.best import BestTables, admissible_board, build_best_tables
+
+ORDERS = ("comb", "row")
+FANOUT = 8
+FIRST_WIDTH = 1_000
+MEMORY_CAP = 1_536 * 2**20  # bytes one beam may take
+CHUNK_SECONDS = 0.05
+
+
+def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
+    """The free cells in fill order: ``row`` scan, or ``comb``: rows one by one, the last two rows column by
+    column (each cell of those still sees its west and north neighbours placed)."""
+    w, h = puzzle.width, puzzle.height
+    if order == "row" or h < 2:
+        cells = list(range(w * h))
+    else:
+        cells = list(range((h - 2) * w)) + [r * w + c for c in range(w) for r in (h - 2, h - 1)]
+    hinted = {c for c, _, _ in puzzle.hints}
+    return [c for c in cells if c not in hinted]
+
+
+class BeamTables:
+    """The best-score tables in a fill order, plus where each position's key labels come from: a constant
+    (a hint's edge, or the free label when there is no neighbour) or a slot of the frontier ring."""
+
+    def __init__(self, puzzle: Puzzle, order: str):
+        cells = fill_cells(puzzle, order)
+        self.t: BestTables = build_best_tables(puzzle, cells)
+        t, n = self.t, puzzle.size
+        P = t.positions
+        pos = {c: p for p, c in enumerate(cells)}
+        sources = np.full((max(P, 1), 4), n * 4, np.int64)  # placed indices: key a, key b, extras
+        sources[:P, 0], sources[:P, 1] = t.key_a, t.key_b
+        sources[:P, 2:] = t.extra_src
+        back = 1
+        for p in range(P):
+            for j in range(2 + int(t.extra_n[p])):
+                cell = int(sources[p, j]) // 4
+                if cell in pos:
+                    back = max(back, p - pos[cell])
+        self.ring = back
+        self.src_const = np.full((max(P, 1), 4), -1, np.int64)
+        self.src_slot = np.zeros((max(P, 1), 4), np.int64)
+        self.src_side = np.zeros((max(P, 1), 4), np.int64)
+        for p in range(P):
+            for j in range(4):
+                idx = int(sources[p, j])
+                cell = idx // 4
+                if j >= 2 + int(t.extra_n[p]) or cell not in pos:
+                    self.src_const[p, j] = t.placed0[idx]
+                else:
+                    self.src_slot[p, j], self.src_side[p, j] = pos[cell] % back, idx % 4
+        self.tie = np.zeros(max(int((t.cend - t.cstart).max(initial=0)), 1), np.int64)
+        self.left_dtype = np.int16 if int(t.type_count.max(initial=0)) < 2**15 else np.int32
+
+    def memory(self, width: int, fanout: int) -> int:
+        """Bytes a beam of this width and fanout takes (see the module docstring)."""
+        P, T = self.t.positions, len(self.t.type_count)
+        per_left = np.dtype(self.left_dtype).itemsize
+        return 8 * P * width + 2 * width * (4 * self.ring + per_left * T + 4) + 36 * fanout * width
+
+
+class _Stop(Exception):
+    """The time limit came during a beam."""
+
+
+def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | None,
+         counters: dict[str, int]) -> tuple[np.ndarray, int] | None:
+    """One beam: the candidates (per position) of its best complete board and that board's breaks, or None
+    when every state ran out of legal tiles. Raises :class:`_Stop` at ``deadline``."""
+    from edgematch.solvers.native import beam_kernel as K
+
+    t = bt.t
+    P = t.positions
+    K.reseed(seed)
+    ring = np.zeros((1, bt.ring), np.int32)
+    left = t.type_count[None, :].astype(bt.left_dtype)
+    brk = np.zeros(1, np.int32)
+    par = np.zeros((P, width), np.int32)
+    cand = np.zeros((P, width), np.int32)
+    chunk = 256
+    for p in range(P):
+        n_cur = len(brk)
+        ch_parent = np.empty(n_cur * fanout, np.int32)
+        ch_cand = np.empty(n_cur * fanout, np.int32)
+        ch_brk = np.empty(n_cur * fanout, np.int32)
+        n_ch = 0
+        s = 0
+        while s < n_cur:
+            hi = min(n_cur, s + chunk)
+            began = time.perf_counter()
+            n_ch = K.expand(p, s, hi, ring, left, brk, t.combo, t.extra_n, t.extra_side, bt.src_const,
+                            bt.src_slot, bt.src_side, t.cstart, t.cend, t.ra_s, t.ra_e, t.ab_s, t.ab_e, t.rb_s,
+                            t.rb_e, t.bperm, t.cand_type, t.cand_edge, t.cand_la, t.cand_lb, t.width, fanout,
+                            ch_parent, ch_cand, ch_brk, n_ch, bt.tie)
+            took = time.perf_counter() - began
+            if took > 0:
+                chunk = int(min(max((hi - s) / took * CHUNK_SECONDS, 64), 1 << 20))
+            s = hi
+            if deadline is not None and time.perf_counter() >= deadline:
+                raise _Stop
+        counters["children"] += n_ch
+        if n_ch == 0:
+            return None
+        keep = np.empty(min(n_ch, width), np.int64)
+        n = K.truncate(ch_brk, n_ch, width, int(ch_brk[:n_ch].max()), keep)
+        new_ring = np.empty((n, bt.ring), np.int32)
+        new_left = np.empty((n, left.shape[1]), bt.left_dtype)
+        new_brk = np.empty(n, np.int32)
+        K.materialise(p, keep, n, ch_parent, ch_cand, ch_brk, ring, left, new_ring, new_left, new_brk,
+                      p % bt.ring, t.cand_type, par, cand)
+        ring, left, brk = new_ring, new_left, new_brk
+        counters["states"] += n
+    picks = np.zeros(P, np.int64)
+    j = 0  # the truncation puts a state with the fewest breaks first
+    for p in range(P - 1, -1, -1):
+        picks[p] = cand[p, j]
+        j = int(par[p, j])
+    return picks, int(brk[0])
+
+
+def board_of(puzzle: Puzzle, bt: BeamTables, picks: np.ndarray) -> Solution:
+    """The board whose positions took ``picks``."""
+    t = bt.t
+    cells: list[tuple[int, int] | None] = [None] * puzzle.size
+    for p in range(t.positions):
+        i = int(picks[p])
+        cells[int(t.order[p])] = (int(t.cand_type[i]), int(t.cand_rot[i]))
+    return decode(puzzle, t.types, cells)
+
+
+def beam_seed(seed: int, k: int) -> int:
+    """The seed of the ``k``-th beam (from 1) of a run with option ``seed``."""
+    return seed * 1_000_003 + k
+
+
+_compiled = False
+
+
+def ensure_compiled() -> float:
+    """Load (or on the very first run compile) the beam's steps; the seconds it took (0.0 once loaded)."""
+    global _compiled
+    if _compiled:
+        return 0.0
+    start = time.perf_counter()
+    from edgematch.core.model import Tile
+
+    tiny = Puzzle(2, 1, (Tile((1, 2, 3, 4)), Tile((4, 3, 2, 1))))
+    beam(BeamTables(tiny, "comb"), 4, 2, 0, None, {"children": 0, "states": 0})
+    _compiled = True
+    return time.perf_counter() - start
+
+
+def beam_options(options: dict) -> tuple[int | None, int, str, int]:
+    """``width`` (None: doubling), ``fanout``, ``order`` and ``seed``, checked (a bad one: UsageError)."""
+    width = whole(options["width"], "width", least=1) if "width" in options else None
+    fanout = whole(options.get("fanout", FANOUT), "fanout", least=1)
+    order = str(options.get("order", "comb"))
+    if order not in ORDERS:
+        raise UsageError(f"native backend: beam order must be one of {', '.join(ORDERS)}, got {order!r}")
+    seed = whole(options.get("seed", 0), "seed")
+    return width, fanout, order, seed
+
+
+def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
+    """The native backend's ``best`` with ``search=beam``: see the module docstring."""
+    t0 = time.perf_counter()
+    width, fanout, order, seed = beam_options(options)
+    name = "native"
+    max_score = puzzle.seam_count
+    first = admissible_board(puzzle)
+    if first is None:
+        return Result(name, Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
+                      message="no board keeps the frame and hints with these tiles", max_score=max_score)
+    best_board, best_score = first, check(puzzle, first).score
+    history = [(time.perf_counter() - t0, best_score)]
+    if task.on_improve is not None:
+        task.on_improve(best_board, best_score)
+    bt = BeamTables(puzzle, order)
+    if width is not None and bt.memory(width, fanout) > MEMORY_CAP:
+        raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
+                         f"GiB (at most {MEMORY_CAP / 2**30:.1f}); give a smaller width")
+    cap = FIRST_WIDTH
+    while bt.memory(cap * 2, fanout) <= MEMORY_CAP:
+        cap *= 2
+    compile_s = ensure_compiled()
+    build = time.perf_counter() - t0
+    deadline = None if task.time_limit is None else t0 + task.time_limit
+    counters = {"children": 0, "states": 0}
+    beams = 0
+    proven = best_score == max_score or bt.t.positions == 0
+    stopped = ""
+    began = time.perf_counter()
+    w = width or FIRST_WIDTH
+    rate = 0.0  # width units per second, measured
+    widest = 0  # the widest beam that finished
+    try:
+        while not proven:
+            if deadline is not None and width is None and rate > 0:
+                fits = int(rate * (deadline - time.perf_counter()) * 0.9)
+                w = max(min(w, fits), min(w, FIRST_WIDTH))
+            beams += 1
+            started = time.perf_counter()
+            try:
+                found = beam(bt, w, fanout, beam_seed(seed, beams), deadline, counters)
+            except _Stop:
+                stopped = "time limit"
+                break
+            took = time.perf_counter() - started
+            rate = w / took if took > 0 else rate
+            widest = max(widest, w)
+            if found is not None:
+                board = board_of(puzzle, bt, found[0])
+                score = check(puzzle, board).score
+                if score > best_score:
+                    best_board, best_score = board, score
+                    history.append((time.perf_counter() - t0, best_score))
+                    if task.on_improve is not None:
+                        task.on_improve(best_board, best_score)
+                proven = best_score == max_score
+            now = time.perf_counter()
+            if task.progress is not None:
+                task.progress({"score": best_score, "nodes": counters["states"], "restarts": beams,
+                               "elapsed": now - t0})
+            if deadline is not None and now >= deadline:
+                stopped = "time limit"
+                break
+            if width is None:
+                w = min(w * 2, cap)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    seconds = time.perf_counter() - began
+    per_s = counters["states"] / seconds if seconds > 0 else 0.0
+    return Result(
+        name, Status.SOLVED if proven else Status.TIMEOUT, [best_board], score=best_score, max_score=max_score,
+        history=history, timings=Timings(build=build, solve=seconds),
+        counters={"states": counters["states"], "children": counters["children"], "beams": beams,
+                  "widest": widest, "states_per_s": per_s, "nodes_per_s": per_s, "compile_s": compile_s},
+        options={"search": "beam", "width": width if width is not None else "doubling", "fanout": fanout,
+                 "order": order, "seed": seed},
+        message=stopped,
+    )
