@@ -108,6 +108,13 @@ def test_a_wide_beam_solves_small_planted_framed_puzzles(size):
         assert check(puzzle, result.solutions[0]).score == puzzle.seam_count
 
 
+def test_a_planted_board_reaches_the_full_score_and_says_so():
+    puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=4, seed=2))
+    result = edgematch.best(puzzle, backend="native", time_limit=30, search="beam")
+    assert result.score == result.max_score == puzzle.seam_count
+    assert result.optimal and check(puzzle, result.solution).ok
+
+
 def test_the_time_limit_holds_on_16x16():
     puzzle, _ = generate(GeneratorSpec(16, 16, like="e2", hint=True, seed=1))
     edgematch.best(puzzle, backend="native", time_limit=0.2, search="beam", width=10)  # compiled or loaded
@@ -133,7 +140,9 @@ def test_comb_order_fills_the_last_two_rows_column_by_column():
     ({"search": "beam", "seed": "x"}, "seed"),
     ({"search": "beam", "width": str(10**9)}, "width"),
     ({"search": "beam", "start": "0.5"}, "start"),
-    ({"width": "10"}, "search=beam"),
+    ({"search": "dfs", "width": "10"}, "search=dfs"),
+    ({"width": "10", "start": "0.5"}, "do not go together"),
+    ({"symmetry": "off"}, "symmetry"),
 ])
 def test_bad_beam_options_are_one_line(options, words):
     puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, seed=1))
@@ -147,3 +156,16 @@ def test_beam_options_are_listed():
     from edgematch.solvers.native import NativeBackend
 
     assert {"search", "width", "fanout"} <= set(NativeBackend.options)
+
+
+def test_the_default_search_is_dfs_on_small_boards_and_beam_above():
+    from edgematch.solvers.native import EXACT_UP_TO, best_search
+
+    small, _ = generate(GeneratorSpec(5, 5, framed=True, seed=1))
+    large, _ = generate(GeneratorSpec(16, 16, like="e2", hint=True, seed=1))
+    assert small.size <= EXACT_UP_TO
+    assert best_search(small, {}) == "dfs" and best_search(large, {}) == "beam"
+    assert best_search(large, {"start": "0.5"}) == "dfs" and best_search(small, {"width": "10"}) == "beam"
+    assert best_search(small, {"search": "beam"}) == "beam" and best_search(large, {"search": "dfs"}) == "dfs"
+    result = edgematch.best(large, backend="native", time_limit=1)
+    assert result.options["search"] == "beam"
