@@ -39,7 +39,6 @@ BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
 BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order"}, {"start", "breaks", "double", "unit"}
-EXACT_UP_TO = 25  # free cells up to which best's default search is dfs (its branch and bound proves the answer)
 
 
 def _best_options_problem(options: dict) -> str | None:
@@ -62,8 +61,10 @@ def _best_options_problem(options: dict) -> str | None:
 
 def best_search(puzzle: Puzzle, options: dict) -> str:
     """The search ``best`` runs: ``search`` if given; else the one whose options are given; else ``dfs`` up to
-    :data:`EXACT_UP_TO` free cells (it proves its answer there) and the beam above (issue 23: E2-like 16x16
-    with the centre hint, seeds 1-3, one core: beam 455.7 at 10 s against dfs's 431)."""
+    ``best.EXACT_UP_TO`` free cells (its branch and bound alone proves the answer there) and the beam above
+    (issue 23: E2-like 16x16 with the centre hint, seeds 1-3, one core: beam 456.3 at 10 s against dfs's 432.7)."""
+    from edgematch.solvers.native.best import EXACT_UP_TO
+
     if "search" in options:
         return str(options["search"])
     if options.keys() & BEAM_ONLY:
@@ -71,6 +72,8 @@ def best_search(puzzle: Puzzle, options: dict) -> str:
     if options.keys() & DFS_ONLY:
         return "dfs"
     return "dfs" if puzzle.size - len(puzzle.hints) <= EXACT_UP_TO else "beam"
+
+
 # nodes per Luby unit (10-25 ms here), between the two best measured: the default suite's framed 8x8 boards
 # (3 seeds, 4-5 shuffle seeds each) took a median 0.22 s to a first solution at 3e5, 0.30 s at 1e6, 0.48 s at 3e6
 RESTART_UNIT = 500_000
