@@ -56,6 +56,9 @@ class Task:
     progress: Callable[[dict[str, float]], None] | None = None
     # ``best``: called in the caller's process with each better board and its score, as soon as it is found
     on_improve: Callable[[Solution, int], None] | None = None
+    # ``best``: the best board found elsewhere (another worker or chain) and its score, or None; a search may
+    # poll it between its steps and carry on from that board when it beats its own (``best --workers``)
+    incumbent: Callable[[], tuple[Solution, int] | None] | None = None
     # where the search's parts run instead of this machine's cores: "local:N", a Dask scheduler address or a
     # dask.distributed.Client (edgematch.solvers.cluster); None runs here
     cluster: Any = None
