@@ -277,7 +277,7 @@ def count(
 def best(
     puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = BEST_TIME_LIMIT, workers: int = 1,
     progress: Callable[[dict[str, float]], None] | None = None,
-    on_improve: Callable[[Solution, int], None] | None = None, **options: Any,
+    on_improve: Callable[[Solution, int], None] | None = None, cluster: Any = None, **options: Any,
 ) -> Result:
     """The best board found: every tile once, every rule kept except that seams may mismatch, and as many
     inner seams fitting as the search could make within the time (the Eternity II question). Returns the
@@ -289,8 +289,13 @@ def best(
     searches until the maximum is proven, which on a large board (an Eternity II-like 16x16) never happens:
     the call then returns only on Ctrl-C (:class:`~edgematch.errors.Interrupted` carries the board).
     ``on_improve(board, score)`` sees each better board as it is found, so a caller can save it at once.
-    Every board is re-scored by the independent checker; a backend whose claim differs is an error."""
-    task = _task("best", time_limit, workers, None, False, progress, options)
+    Every board is re-scored by the independent checker; a backend whose claim differs is an error.
+
+    ``workers=N`` (native): N independent chains of the search in N processes, chain ``i`` with seed
+    ``seed + i``, sharing the best board; ``on_improve`` sees every board better than all chains' before.
+    ``cluster``: the same chains on a Dask cluster, one per worker thread (``"local:N"``, a scheduler address
+    or a ``dask.distributed.Client``, as for :func:`count`; needs ``edgematch[dask]``)."""
+    task = _on_cluster(_task("best", time_limit, workers, None, False, progress, options), cluster)
     if on_improve is not None and not callable(on_improve):
         raise UsageError(f"on_improve must be a function taking (board, score), got {type(on_improve).__name__}")
     chosen = _backend(backend)

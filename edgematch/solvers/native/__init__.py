@@ -20,6 +20,8 @@ comes from the split depth-first search).
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
 (:mod:`edgematch.solvers.native.beam`; options ``width``, ``fanout``, ``order`` comb or row); both take
 ``seed``. Without ``search`` the one whose options are given runs, else :func:`best_search` picks.
+``best`` with ``workers=N`` or on a cluster runs independent chains of that search, chain ``i`` with seed
+``seed + i``, sharing the best board (:mod:`edgematch.solvers.native.chains`).
 """
 
 from __future__ import annotations
@@ -92,7 +94,8 @@ class NativeBackend(Backend):
                 "width": "doubling (best beam)", "fanout": "8 (best beam)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
-    on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster)
+    on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
+    # best: chains as Dask tasks (edgematch.solvers.native.chains)
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -114,12 +117,11 @@ class NativeBackend(Backend):
             return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
         if task.question == "best" and self.sub == "dfs":
             return "native:dfs does not answer best (use native)"
-        if task.cluster is not None and task.question not in ("count", "all"):
-            return "native backend: a cluster runs count and --all (the split search); one solution runs here"
+        if task.cluster is not None and task.question not in ("count", "all", "best"):
+            return ("native backend: a cluster runs count and --all (the split search) and best (chains); one "
+                    "solution runs here")
         if task.cluster is not None and task.workers > 1:
             return "native backend: workers and a cluster do not go together (local:N starts N workers)"
-        if task.question == "best" and task.workers > 1:
-            return "native best runs in one process; for several cores use portfolio"
         if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
             return "native:dfs backend: unit and seed are options of the restarts (native, native:restarts)"
         if self.sub == "restarts" and task.question == "first" and task.workers > 1:
@@ -146,6 +148,11 @@ class NativeBackend(Backend):
             from edgematch.solvers.native.best import run_best
 
             given = self.checked_options(task)
+            if task.workers > 1 or task.cluster is not None:  # chains, each the search below with its own seed
+                from edgematch.solvers.native import chains
+
+                return chains.run_cluster_chains(self, puzzle, task) if task.cluster is not None else \
+                    chains.run_chains(self, puzzle, task)
             if best_search(puzzle, given) == "beam":
                 from edgematch.solvers.native.beam import run_beam
 
