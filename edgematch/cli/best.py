@@ -4,6 +4,9 @@ A live line shows the best score so far, the time and the search rate. Every bet
 ``--save`` the moment it is found (to a fresh temporary file renamed over the old one, so a killed process
 leaves the last complete board; only a regular file is replaced). A save that fails (a full disk) is one
 warning, and the search goes on. On the time limit or Ctrl-C the best board is printed (and saved).
+``--workers N`` and ``--cluster`` run independent chains of the native search that share the best board
+(:mod:`edgematch.solvers.native.chains`); the line above and the file follow the best of them all. The summary
+says the board's clue regime ("5 hints", "no hints"): the hints it keeps, counted by the checker.
 
 Exit codes: 0 a board (a full solution or not: ``optimal`` says whether its score is proven the maximum),
 1 no admissible board exists (the tiles cannot fill the frame and hints), 2 bad input, or ``--save`` could
@@ -44,6 +47,7 @@ from edgematch.cli.solve import (
     show_board,
     wrote,
 )
+from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, EdgematchError, Interrupted, MissingDependencyError, UsageError
 from edgematch.formats.source import writable
@@ -133,7 +137,35 @@ def best_exit_code(result: Result) -> int:
     return 0 if result.solution is not None else EXIT_TIMEOUT
 
 
-def _summary(result: Result) -> Table:
+def hints_kept(puzzle: Puzzle, board: Solution) -> int:
+    """How many of the puzzle's hints ``board`` respects, as the checker sees it (every admissible board keeps
+    them all today; counted from the board so that a mode dropping hints could not claim them)."""
+    broken = {v.cell for v in check(puzzle, board).violations if v.kind == "hint"}
+    return len(puzzle.hints) - len(broken)
+
+
+def regime(kept: int) -> str:
+    """The clue regime a score is reported under, as the community says it: "5 hints", "1 hint", "no hints"."""
+    return "no hints" if kept == 0 else "1 hint" if kept == 1 else f"{kept} hints"
+
+
+def _chains_row(counters: dict[str, Any]) -> str | None:
+    """Each chain's score and rate (``--workers``, ``--cluster``), or None for one search."""
+    n = int(counters.get("chains", 0))
+    if n < 2:
+        return None
+    parts = []
+    for i in range(n):
+        rate = counters.get(f"chain{i}_states_per_s", counters.get(f"chain{i}_nodes_per_s"))
+        score = counters.get(f"chain{i}_score")
+        unit = "states" if f"chain{i}_states_per_s" in counters else "nodes"
+        parts.append(f"#{i} " + (f"{score}" if score is not None else "no report")
+                     + (f" at {float(rate) / 1e6:.2f} M {unit}/s" if rate is not None else ""))
+    lost = f"; {int(counters['chains_lost'])} lost" if counters.get("chains_lost") else ""
+    return f"{n}: " + ", ".join(parts) + lost
+
+
+def _summary(result: Result, puzzle: Puzzle | None = None) -> Table:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan")
     table.add_column()
@@ -145,6 +177,10 @@ def _summary(result: Result) -> Table:
         table.add_row("score", f"[bold]{result.score}[/]/{result.max_score} seams fit, {breaks} break(s): {verdict}")
     else:
         table.add_row("score", Text(f"no board{note}"))
+    if puzzle is not None and result.solution is not None:
+        kept = hints_kept(puzzle, result.solution)
+        of = "every hint of the puzzle" if kept == len(puzzle.hints) else f"of the puzzle's {len(puzzle.hints)}"
+        table.add_row("hints", f"{regime(kept)} kept ({of})" if puzzle.hints else "no hints (the puzzle has none)")
     table.add_row("status", Text(f"{result.status.value}{note}"))
     settings = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in result.options.items() if v is not None)
@@ -159,6 +195,13 @@ def _summary(result: Result) -> Table:
         rate = c.get("nodes_per_s", c.get("nodes_per_second", 0.0))
         table.add_row("search", f"{int(c['nodes']):,} nodes, {float(rate) / 1e6:.2f} M nodes/s"
                       + (f", {int(c['restarts'])} restarts" if "restarts" in c else ""))
+    elif "states" in c:
+        rate = c.get("states_per_s", 0.0)
+        table.add_row("search", f"{int(c['states']):,} beam states, {float(rate) / 1e6:.2f} M states/s"
+                      + (f", {int(c['beams'])} beams" if "beams" in c else ""))
+    chains = _chains_row(c)
+    if chains:
+        table.add_row("chains", chains)
     return table
 
 
@@ -169,13 +212,18 @@ def final_exit_code(result: Result, keeper: Keeper) -> int:
     return EXIT_USAGE if code == 0 and keeper.unsaved() is not None else code
 
 
-def best_json(result: Result, url: str | None, keeper: Keeper | None = None) -> dict[str, Any]:
-    """``--json``: the solve result's fields plus score, maximum, optimal, history, the viewer link and,
-    with ``--save``, ``save_error`` (why the best board is not in the file, or null)."""
+def best_json(result: Result, url: str | None, keeper: Keeper | None = None,
+              puzzle: Puzzle | None = None) -> dict[str, Any]:
+    """``--json``: the solve result's fields plus score, maximum, optimal, history, the viewer link, the clue
+    regime (``hints_kept``: how many hints the board respects, by the checker; ``regime``: "5 hints", "1 hint",
+    "no hints"; both null without a board) and, with ``--save``, ``save_error`` (why the best board is not in
+    the file, or null)."""
     data = result_json(result)
     data["exit_code"] = best_exit_code(result) if keeper is None else final_exit_code(result, keeper)
+    kept = hints_kept(puzzle, result.solution) if puzzle is not None and result.solution is not None else None
     data.update(score=result.score, max_score=result.max_score, optimal=result.optimal,
-                history=[[round(t, 6), s] for t, s in result.history], url=url)
+                history=[[round(t, 6), s] for t, s in result.history], url=url,
+                hints_kept=kept, regime=None if kept is None else regime(kept))
     if keeper is not None and keeper.path is not None:
         data["save_error"] = keeper.unsaved()
     return data
@@ -202,8 +250,13 @@ def best_cmd(
         "--url-site", help="The viewer --url links to: eternity2.dev or e2.bucas.name.")] = "eternity2.dev",
     format: FormatOpt = None,
     as_json: JsonOpt = False,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Run native's search as independent chains on a Dask cluster, one per worker: local:N "
+        "(N worker processes started for this run) or a scheduler address such as tcp://host:8786 (needs "
+        "edgematch\\[dask]). --workers N runs N chains on this machine instead.")] = None,
 ) -> None:
-    """The best board within the time: every tile used, seams allowed to break, as many fitting as found."""
+    """The best board within the time: every tile used, seams allowed to break, as many fitting as found.
+    With --workers N (or --cluster), N independent chains of the search share the best board."""
     from edgematch import render as draw
     from edgematch.formats import e2dev
 
@@ -221,11 +274,13 @@ def best_cmd(
                 writable(target)  # so does a --save or -o that is a folder, link or device, or in no folder
         if render is not None and render is not Render.ascii and output is None:
             raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+        if cluster is not None and backend.partition(":")[0] not in ("auto", "native"):
+            raise UsageError(f"--cluster runs the native backend's chains; -b {backend} does not run on a cluster")
         keeper = Keeper(puzzle, save, save_format, time.perf_counter())
         try:
             with live_score(puzzle.seam_count, keeper) as progress:
                 result = best_board(puzzle, backend, time_limit, workers, progress=progress, on_improve=keeper,
-                                    **options)
+                                    cluster=cluster, **options)
         except Interrupted as stop:  # the library stopped its search and kept the best board it had
             result = stop.result
         except KeyboardInterrupt:  # outside the backend's own handling: keep what the keeper holds
@@ -244,11 +299,11 @@ def best_cmd(
             emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(
                 puzzle, board) if render is Render.svg else draw.render_png(puzzle, board), output)
         if as_json:
-            print_json(best_json(result, link, keeper))
+            print_json(best_json(result, link, keeper, puzzle))
             raise typer.Exit(final_exit_code(result, keeper))
         if board is not None and (render is None or render is Render.ascii and output is None):
             show_board(puzzle, board)
-        out.print(_summary(result))
+        out.print(_summary(result, puzzle))
         if link:
             out.print(Text.assemble(("view: ", "bold"), link), soft_wrap=True, highlight=False)
         unsaved = keeper.unsaved()
