@@ -143,7 +143,10 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
            slot: int, deadline: float | None) -> None:
     """One chain, in a child process leading its own group: the single-process search with seed ``seed +
     index``, sending ``("improve", index, board, score)`` for every better board and ``("done", index,
-    result)`` (or ``("failed", index, error)``) at the end; its live count goes to ``live[slot]``."""
+    result)`` (or ``("failed", index, error)``) at the end; its live count goes to ``live[slot]``. Ctrl-C (from
+    its parent only) stops the search, which reports; it is taken even where the parent ignores it (a Dask
+    worker of a local cluster does, and a fork inherits that)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     own_group()
 
     def improve(board: Solution, score: int) -> None:

@@ -1,0 +1,299 @@
+"""``best --workers N`` and ``best --cluster``: independent chains sharing the best board (issue 23, part 3), and
+the clue regime ``best`` states (part 5).
+
+What must hold: the answer is the best board of all chains, every board streamed is admissible and scored as the
+checker says, a planted full solution still comes back "a full solution"; the time limit is kept (a generous
+bound, not a timing test); a chain killed with ``kill -9`` loses none of the boards it sent and the others go on;
+Ctrl-C keeps the best board; no process is left behind in any of these cases; each chain can read the best board
+found elsewhere (``task.incumbent``)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import edgematch
+from edgematch.cli.best import hints_kept, regime
+from edgematch.cli.main import load_commands
+from edgematch.core.checker import check
+from edgematch.core.generator import GeneratorSpec, generate
+from edgematch.core.model import Solution
+from edgematch.solvers.base import Result, Status
+from edgematch.solvers.native import chains
+from edgematch.solvers.native.best import admissible_board
+
+psutil = pytest.importorskip("psutil")
+
+ROOT = Path(__file__).resolve().parents[1]
+E2_8, _ = generate(GeneratorSpec(8, 8, like="e2", hint=True, seed=1))  # 63 free cells: the beam
+PLANTED, _ = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=2))  # 16: dfs
+SCRIPT = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
+
+
+def ours(process: psutil.Process) -> list[psutil.Process]:
+    """The live descendants of ``process`` (multiprocessing's resource tracker, which lives as long as the
+    interpreter that started it, aside)."""
+    found = []
+    for child in process.children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "resource_tracker" not in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def gone(pids: list[int], seconds: float = 5.0) -> bool:
+    """Whether every process in ``pids`` has ended (within ``seconds``)."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def streamed(puzzle):
+    """An ``on_improve`` that checks each board as it comes and keeps (board, score)."""
+    boards: list[tuple[Solution, int]] = []
+
+    def keep(board: Solution, score: int) -> None:
+        verdict = check(puzzle, board)
+        assert verdict.admissible and verdict.score == score
+        boards.append((board, score))
+
+    return boards, keep
+
+
+def test_two_workers_return_the_best_board_of_their_chains_and_leave_no_process():
+    boards, keep = streamed(E2_8)
+    began = time.monotonic()
+    result = edgematch.best(E2_8, backend="native", workers=2, time_limit=2, on_improve=keep, seed=5)
+    took = time.monotonic() - began
+    assert took < 2 + 3  # the limit bounds everything (generously: not a timing test)
+    verdict = check(E2_8, result.solution)
+    assert verdict.admissible and verdict.score == result.score
+    c = result.counters
+    assert c["chains"] == 2 and result.score == max(c["chain0_score"], c["chain1_score"])
+    assert c["states"] == c["chain0_states"] + c["chain1_states"]
+    assert result.options["workers"] == 2 and result.options["seeds"] == "5-6" and result.options["seed"] == 5
+    scores = [s for _, s in boards]  # every board better than all before it, the last one the answer
+    assert scores == sorted(set(scores)) and scores[-1] == result.score
+    assert [s for _, s in result.history] == scores
+    assert result.status is Status.TIMEOUT and result.message == "time limit"
+    assert ours(psutil.Process()) == []
+
+
+def test_a_planted_full_solution_still_comes_back_as_one():
+    result = edgematch.best(PLANTED, backend="native", workers=2, time_limit=20)
+    assert result.status is Status.SOLVED and result.score == result.max_score == PLANTED.seam_count
+    assert check(PLANTED, result.solution).ok
+    assert ours(psutil.Process()) == []
+
+
+def test_the_incumbent_crosses_the_fork_and_only_a_whole_checked_board_is_read():
+    board = admissible_board(E2_8)
+    score = check(E2_8, board).score
+    ctx = mp.get_context("fork")
+    incumbent = chains.Incumbent.create(ctx, E2_8.size)
+    read = incumbent.reader(E2_8)
+    assert read() is None  # nothing published yet
+    incumbent.write(board, score)
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=lambda: send.send(chains.Incumbent(incumbent.shared).reader(E2_8)()))
+    child.start()
+    got, score_got = receive.recv()
+    child.join()
+    assert (got.cells, score_got) == (board.cells, score)
+    assert read() == (board, score)
+    incumbent.shared[0] += 1  # a writer half way through: the reader keeps the board it had
+    incumbent.shared[2] = (incumbent.shared[2] + 1) % len(E2_8.tiles)
+    assert read() == (board, score)
+    incumbent.shared[0] += 1  # a finished write of a board the checker does not score as claimed: not passed on
+    assert read() == (board, score)
+
+
+def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
+    """Chain 0 finds a board; chain 1, polling ``task.incumbent`` as a repair stage would, gets exactly it."""
+    from edgematch.solvers.native import beam
+
+    seen = tmp_path / "seen.json"
+
+    def fake(puzzle, task, options):  # runs in the forked chains
+        board = admissible_board(puzzle)
+        score = check(puzzle, board).score
+        if int(options["seed"]) == 0:
+            task.on_improve(board, score)
+            time.sleep(1.0)
+        else:
+            until = time.monotonic() + 10
+            while (found := task.incumbent()) is None and time.monotonic() < until:
+                time.sleep(0.05)
+            assert found is not None
+            seen.write_text(json.dumps([found[1], chains.flat(found[0])]))
+        return Result("native", Status.TIMEOUT, [board], score=score)
+
+    monkeypatch.setattr(beam, "run_beam", fake)
+    result = edgematch.best(E2_8, backend="native", workers=2, time_limit=15)
+    score, values = json.loads(seen.read_text())
+    assert (score, values) == (result.score, chains.flat(result.solution))
+
+
+def test_a_chain_killed_with_kill_9_loses_nothing_and_the_others_go_on():
+    boards, keep = streamed(E2_8)
+    first = threading.Event()
+    killed: list[int] = []
+
+    def improve(board, score):
+        keep(board, score)
+        first.set()
+
+    def killer():
+        first.wait(20)
+        for _ in range(100):
+            kids = ours(psutil.Process())
+            if len(kids) >= 2:
+                victim = min(kids, key=lambda p: p.pid)  # chain 0, started first
+                os.kill(victim.pid, signal.SIGKILL)
+                killed.append(victim.pid)
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    result = edgematch.best(E2_8, backend="native", workers=2, time_limit=3, on_improve=improve)
+    thread.join()
+    assert killed
+    assert result.solution is not None and result.score == max(s for _, s in boards)
+    assert check(E2_8, result.solution).score == result.score
+    assert "died (exit code -9)" in result.message and result.counters["chains_lost"] == 1
+    assert "chain1_score" in result.counters  # the other chain went on to the end and reported
+    assert ours(psutil.Process()) == []
+
+
+def test_save_holds_the_last_better_board_and_the_regime_is_stated(tmp_path):
+    puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
+    edgematch.write_puzzle(E2_8, puzzle_file)
+    out = CliRunner().invoke(load_commands(), ["best", str(puzzle_file), "-b", "native", "--workers", "2", "-t", "2",
+                                               "--save", str(saved), "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    board = edgematch.read_solution(saved, puzzle=E2_8)
+    assert check(E2_8, board).score == data["score"] == data["history"][-1][1]
+    assert (data["hints_kept"], data["regime"]) == (1, "1 hint")
+    assert data["counters"]["chains"] == 2
+    shown = CliRunner().invoke(load_commands(), ["best", str(puzzle_file), "-b", "native", "--workers", "2",
+                                                 "-t", "0.5"])
+    assert "1 hint kept" in shown.stdout and "chains" in shown.stdout
+
+
+def test_the_regime_is_counted_from_the_board():
+    assert [regime(k) for k in (0, 1, 5)] == ["no hints", "1 hint", "5 hints"]
+    board = admissible_board(E2_8)
+    assert hints_kept(E2_8, board) == len(E2_8.hints) == 1
+    (cell, _, _), = E2_8.hints
+    other = (cell + 1) % E2_8.size  # swap the hinted tile away: the checker sees the hint broken
+    cells = list(board.cells)
+    cells[cell], cells[other] = cells[other], cells[cell]
+    assert hints_kept(E2_8, Solution(E2_8.width, E2_8.height, tuple(cells))) == 0
+    unhinted, _ = generate(GeneratorSpec(4, 4, like="e2", seed=1))
+    assert hints_kept(unhinted, admissible_board(unhinted)) == 0
+
+
+@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "local:2"], 4)],
+                         ids=["workers", "cluster"])
+def test_ctrl_c_stops_every_chain_and_keeps_the_best_board(tmp_path, where, processes):
+    """Ctrl-C: every chain reports what it has (a chain in a local cluster's worker too, which ignores Ctrl-C
+    itself), the best board is printed and saved, exit 130, and nothing the command started outlives it."""
+    if "--cluster" in where:
+        pytest.importorskip("dask.distributed")
+    puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
+    edgematch.write_puzzle(E2_8, puzzle_file)
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "best", str(puzzle_file), "-b", "native", *where,
+                             "-t", "60", "--save", str(saved), "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
+    try:
+        until = time.monotonic() + 40
+        kids: list = []
+        while time.monotonic() < until and (len(kids) < processes or not saved.exists()):
+            time.sleep(0.05)
+            kids = ours(psutil.Process(proc.pid))  # the chains (and the cluster's workers)
+        assert len(kids) >= processes and saved.exists()
+        time.sleep(0.5)  # into the search
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        printed, said = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, said
+    data = json.loads(printed)
+    assert data["message"] == "interrupted" and "Traceback" not in said
+    assert {"chain0_score", "chain1_score"} <= data["counters"].keys()  # both chains stopped and reported
+    assert check(E2_8, edgematch.read_solution(saved, puzzle=E2_8)).score == data["score"]
+    assert gone([k.pid for k in kids])
+
+
+# --- on a Dask cluster -------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker threads in this process: fast to start; each task still runs its chain in a child process."""
+    distributed = pytest.importorskip("dask.distributed")
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with local, distributed.Client(local) as c:
+        yield c
+
+
+def test_a_cluster_returns_the_best_board_of_its_chains(client):
+    boards, keep = streamed(E2_8)
+    result = edgematch.best(E2_8, backend="native", cluster=client, time_limit=3, on_improve=keep)
+    c = result.counters
+    assert c["chains"] == 2 and result.score == max(c["chain0_score"], c["chain1_score"])
+    assert check(E2_8, result.solution).score == result.score == boards[-1][1]
+    assert result.options["cluster"].startswith("client ") and result.options["seeds"] == "0-1"
+    planted = edgematch.best(PLANTED, backend="native", cluster=client, time_limit=20)
+    assert planted.status is Status.SOLVED and planted.score == PLANTED.seam_count
+    assert ours(psutil.Process()) == []
+
+
+def test_best_cluster_local_2_on_the_command_line(tmp_path):
+    """`best --cluster local:2`: the chains' best board saved and printed, the local cluster torn down."""
+    pytest.importorskip("dask.distributed")
+    puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
+    edgematch.write_puzzle(E2_8, puzzle_file)
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "best", str(puzzle_file), "--cluster", "local:2", "-t",
+                             "6", "--save", str(saved), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+    seen: set[int] = set()
+    while proc.poll() is None:  # every process it starts, to see that none outlives it
+        try:
+            seen.update(k.pid for k in ours(psutil.Process(proc.pid)))
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.1)
+    printed, said = proc.communicate(timeout=30)
+    assert proc.returncode == 0, said
+    data = json.loads(printed)
+    assert data["counters"]["chains"] == 2 and data["options"]["cluster"] == "local:2"
+    assert check(E2_8, edgematch.read_solution(saved, puzzle=E2_8)).score == data["score"]
+    assert len(seen) >= 2 and gone(sorted(seen))
+
+
+def test_cluster_usage_lines():
+    runner = CliRunner()
+    for args, says in ((["-b", "cpsat", "--cluster", "local:2"], "does not run on a cluster"),
+                       (["--workers", "2", "--cluster", "local:2"], "workers and cluster do not go together"),
+                       (["--cluster", "host:8786"], "tcp://host:8786")):
+        out = runner.invoke(load_commands(), ["best", str(ROOT / "examples" / "hunde.hunde"), "-t", "1", *args])
+        assert out.exit_code == 2 and says in out.output and "Traceback" not in out.output, out.output
