@@ -297,3 +297,17 @@ def test_cluster_usage_lines():
                        (["--cluster", "host:8786"], "tcp://host:8786")):
         out = runner.invoke(load_commands(), ["best", str(ROOT / "examples" / "hunde.hunde"), "-t", "1", *args])
         assert out.exit_code == 2 and says in out.output and "Traceback" not in out.output, out.output
+
+
+def test_two_chains_prove_the_oracles_maximum_on_small_boards():
+    """Against the naive oracle: the chains' answer is the proven maximum (the model refuses tile sets with no
+    admissible board, so every one of these has a maximum)."""
+    from tests.oracle import best_score
+    from tests.test_best_native import small_boards
+
+    for puzzle in small_boards(24, seed=23):
+        truth = best_score(puzzle)
+        result = edgematch.best(puzzle, backend="native", workers=2, time_limit=20)
+        assert result.status is Status.SOLVED and result.score == truth, (puzzle, result.message)
+        assert check(puzzle, result.solution).score == truth
+    assert ours(psutil.Process()) == []

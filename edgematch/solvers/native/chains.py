@@ -317,12 +317,13 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Gathered, stopped
     finals = [got.finals[i] for i in sorted(got.finals)]
     proven = any(r.status is Status.SOLVED for r in finals) or (got.board is not None
                                                                  and got.score == puzzle.seam_count)
+    unsat = [r for r in finals if r.status is Status.UNSAT]
     if got.board is not None:
         status = Status.SOLVED if proven else Status.TIMEOUT
-    elif any(r.status is Status.UNSAT for r in finals):
+    elif unsat:
         status = Status.UNSAT
-    else:
-        status = Status.TIMEOUT if stopped == INTERRUPTED and not got.lost else Status.ERROR
+    else:  # no board at all: an error when every chain was lost, else stopped before the first board
+        status = Status.ERROR if got.lost and not finals else Status.TIMEOUT
     counters: dict[str, Any] = {}
     for key in (*SUMMED, *RATES):
         values = [r.counters[key] for r in finals if isinstance(r.counters.get(key), int | float)]
@@ -354,7 +355,7 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Gathered, stopped
     else:
         word = "" if stopped in ("", "proven") else stopped
         notes = [f"{lost}; the boards it had sent are kept" for lost in got.lost]
-        message = "; ".join(m for m in (word, *notes) if m)
+        message = "; ".join(m for m in (word, *(r.message for r in unsat[:1]), *notes) if m)
     return Result(
         backend.full_name, status, [got.board] if got.board is not None else [],
         score=got.score if got.board is not None else None, max_score=puzzle.seam_count, history=got.history,
@@ -370,12 +371,9 @@ def chain_task(sub: str | None, puzzle: Puzzle, task: Task, index: int, wall_dea
     """Run on a Dask worker: chain ``index`` in a child process, relaying its better boards into the queue
     ``names[0]``, the client's best board (the Variable ``names[1]``) into its incumbent and the client's stop
     (the Event ``names[2]``) on to it as a Ctrl-C. Returns the chain's result."""
-    import multiprocessing as mp
-
     from edgematch.solvers.cluster import distributed
     from edgematch.solvers.native import NativeBackend
 
-    mp.current_process()._config["daemon"] = False  # noqa: SLF001  (as edgematch.bench.cluster: children die with it)
     warm_up()
     dd = distributed()
     queue, shared, stop = dd.Queue(names[0]), dd.Variable(names[1]), dd.Event(names[2])
@@ -433,6 +431,8 @@ def chain_task(sub: str | None, puzzle: Puzzle, task: Task, index: int, wall_dea
         if process.pid is not None:
             process.join(timeout=5)
         receive.close()
+        with contextlib.suppress(Exception):
+            queue.close()  # this task's hold on the queue (the scheduler drops it when nobody holds it)
 
 
 COLLECT_SECONDS = 1.0  # on a cluster, once stopped: how long the client waits for the chains' last reports
@@ -481,6 +481,8 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
                 got.lost.extend(f"chain {i} did not report" for i in pending.values() if reason != INTERRUPTED)
             with contextlib.suppress(Exception):
                 shared.delete()
+            with contextlib.suppress(Exception):
+                queue.close()
     if got.usage is not None:  # every chain has the same options: one process would have raised it too
         raise got.usage
     stopped = reason or (TIME_LIMIT if deadline is not None and time.monotonic() >= deadline - REPORT_AHEAD else "")
