@@ -198,6 +198,33 @@ def test_save_holds_the_last_better_board_and_the_regime_is_stated(tmp_path):
     assert "1 hint kept" in shown.stdout and "chains" in shown.stdout
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_save_cut_short_by_ctrl_c_is_written_before_the_command_ends(tmp_path, monkeypatch, workers):
+    """Ctrl-C while a better board is being written (here: the second save is interrupted before it writes):
+    the file ends up holding the board printed, not the one before it."""
+    from edgematch.cli import best as best_cli
+
+    puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
+    edgematch.write_puzzle(E2_8, puzzle_file)
+    real, calls = best_cli.fmt.write_solution, []
+
+    def write(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(best_cli.fmt, "write_solution", write)
+    out = CliRunner().invoke(load_commands(), ["best", str(puzzle_file), "-b", "native", "--workers", workers, "-t",
+                                               "20", "--save", str(saved), "--json"])
+    assert out.exit_code == 130, out.output
+    data = json.loads(out.stdout)
+    assert len(calls) == 3 and len(data["history"]) >= 2
+    board = edgematch.read_solution(saved, puzzle=E2_8)
+    assert board.cells == calls[1].cells and check(E2_8, board).score == data["score"]
+    assert ours(psutil.Process()) == []
+
+
 def test_the_regime_is_counted_from_the_board():
     assert [regime(k) for k in (0, 1, 5)] == ["no hints", "1 hint", "5 hints"]
     board = admissible_board(E2_8)

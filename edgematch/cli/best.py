@@ -292,8 +292,11 @@ def best_cmd(
         except BackendError as exc:
             result = Result(backend, Status.ERROR, message=str(exc))
         board = result.solution
-        if board is not None and save is not None and keeper.score < (result.score or 0):
-            keeper(board, result.score or 0)  # a backend that did not stream its last board
+        if board is not None and save is not None:
+            if keeper.score < (result.score or 0):
+                keeper(board, result.score or 0)  # a backend that did not stream its last board
+            else:
+                keeper.save()  # the board a Ctrl-C cut short while it was being written
         link = e2dev.viewer_url(puzzle, board, site=url_site) if url and board is not None else None  # type: ignore[arg-type]
         if board is not None and render is not None and output is not None:
             emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(

@@ -200,10 +200,10 @@ class _Gathered:
             return
         self.board, self.score = board, score
         self.history.append((time.monotonic() - self.began, score))
+        if self.task.on_improve is not None:  # first: the caller saves it (sharing it on a cluster takes a round trip)
+            self.task.on_improve(board, score)
         if self.publish is not None:
             self.publish(board, score)
-        if self.task.on_improve is not None:
-            self.task.on_improve(board, score)
 
     def ended(self, index: int, result: Result) -> bool:
         """A chain's result; True when it proved its board the maximum (the other chains may stop)."""
