@@ -1,0 +1,257 @@
+"""Repair for native ``best`` (issue 23, part 2): large-neighbourhood search from the best board so far.
+
+Each move frees a few cells (an operator of :mod:`~edgematch.solvers.native.repair_kernel` chooses which:
+windows around breaks or the worst of a few windows, re-placed by an exhaustive branch and bound; or cells
+of one checkerboard colour, next to breaks, in a random square or in the worst band, re-placed by an exact
+assignment) and puts their tiles back in the best way the repair finds; a move that makes the board worse
+is accepted with the annealing probability ``exp(delta / T)``. The temperature falls from ``T0`` to ``T1``
+over a cycle of moves; at the end of a cycle the search starts again from the best board (or from a better
+one found by another chain: :attr:`~edgematch.solvers.base.Task.incumbent`). Operators are drawn by
+weights that follow what each has earned over the last segment of moves (a new best board, a better
+board, an accepted move), so the ones that pay are drawn more.
+
+Every board handed out is rebuilt from the options (type and turn per cell) and re-scored by the caller's
+checker; the kernel's own score is only a guide.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from edgematch.core.model import SIDES, Hint, Puzzle, Solution
+from edgematch.core.tiletypes import TileTypes, decode, tile_types
+from edgematch.solvers.native.tables import cell_class, norm, shows_class
+
+OPERATORS = ("window", "worst window", "conflict", "region", "band")
+T0, T1 = 0.4, 0.02  # the temperature of a cycle, from and to (seams)
+CYCLE = 50_000  # moves per cycle
+NODE_CAP = 200_000  # nodes one window repair may take
+REWARDS = (10.0, 3.0, 1.0)  # an operator's score for a new best board, a better board, an accepted move
+SEGMENT = 500  # moves between weight updates
+REACTION = 0.2  # how far one segment moves the weights
+
+
+@dataclass
+class RepairTables:
+    """The board as the repair kernel sees it: neighbours, cell classes, and each type's options (turns)
+    per class with the normalised labels they show."""
+
+    width: int
+    height: int
+    free: np.ndarray       # [n] not hinted
+    nb: np.ndarray         # [n, 4] neighbour or -1
+    cls: np.ndarray        # [n] class id
+    opt_start: np.ndarray  # [classes, types]
+    opt_end: np.ndarray
+    opt_type: np.ndarray   # [options]
+    opt_turn: np.ndarray
+    opt_edge: np.ndarray   # [options, 4]
+    hint_lab: np.ndarray   # [n, 4] labels of the hinted cells
+    types: TileTypes
+    tile_of: dict[int, tuple[int, int]]  # tile index -> (type, turns from the type's representative)
+
+
+def repair_tables(puzzle: Puzzle) -> RepairTables:
+    """The kernel's view of ``puzzle``."""
+    n = puzzle.size
+    types = tile_types(puzzle)
+    class_ids: dict[tuple[int, ...], int] = {}
+    cls = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    T = len(types.reps)
+    opt_start = np.zeros((len(class_ids), max(T, 1)), np.int64)
+    opt_end = np.zeros((len(class_ids), max(T, 1)), np.int64)
+    opt_type: list[int] = []
+    opt_turn: list[int] = []
+    opt_edge: list[list[int]] = []
+    for klass, k in class_ids.items():
+        for t in range(T):
+            opt_start[k, t] = len(opt_type)
+            for r in types.turns[t]:
+                edges = types.shown(t, r)
+                if shows_class(puzzle, edges) == klass:
+                    opt_type.append(t)
+                    opt_turn.append(r)
+                    opt_edge.append([norm(s, edges[s], puzzle) for s in SIDES])
+            opt_end[k, t] = len(opt_type)
+    nb = np.array([[-1 if (m := puzzle.neighbour(c, s)) is None else m for s in SIDES] for c in range(n)],
+                  np.int64).reshape(n, 4)
+    hint_lab = np.zeros((n, 4), np.int64)
+    free = np.ones(n, np.bool_)
+    for c, t, r in puzzle.hints:
+        free[c] = False
+        edges = puzzle.tiles[t].rotated(r)
+        hint_lab[c] = [norm(s, edges[s], puzzle) for s in SIDES]
+    tile_of = {i: (t, d) for t, members in enumerate(types.members) for i, d in members}
+    return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end,
+                        np.array(opt_type, np.int64), np.array(opt_turn, np.int64),
+                        np.array(opt_edge, np.int64).reshape(-1, 4), hint_lab, types, tile_of)
+
+
+class Repairer:
+    """One repair chain over a puzzle: load a board, run moves, hand out the best board it has."""
+
+    def __init__(self, puzzle: Puzzle, rt: RepairTables, board: Solution, seed: int,
+                 t0: float = T0, t1: float = T1, cycle: int = CYCLE):
+        from edgematch.solvers.native import repair_kernel as K
+
+        self.puzzle, self.rt = puzzle, rt
+        n = puzzle.size
+        self.typ = np.full(n, -1, np.int64)
+        self.opt = np.full(n, -1, np.int64)
+        self.lab = rt.hint_lab.copy()
+        self.best_typ = self.typ.copy()
+        self.best_opt = self.opt.copy()
+        self.state = np.zeros(5, np.int64)
+        self.weights = np.ones(K.N_OPS, np.float64)
+        self.rewards = np.zeros(5 + 2 * K.N_OPS, np.float64)
+        self.rewards[:5] = (*REWARDS, SEGMENT, REACTION)
+        self.counters = np.zeros((K.N_OPS, 4), np.int64)
+        self.t0, self.t1, self.cycle = t0, t1, cycle
+        self.temps = np.array([t0, (t1 / t0) ** (1 / cycle) if t0 > 0 else 1.0, t1, t0], np.float64)
+        self.in_cycle = 0
+        self.cycles = 0
+        K.reseed(seed)
+        self.load(board)
+
+    def load(self, board: Solution) -> None:
+        """Continue from ``board`` (current and best), at the start of a cycle."""
+        from edgematch.solvers.native import repair_kernel as K
+
+        rt = self.rt
+        for c, placement in enumerate(board.cells):
+            if not rt.free[c]:
+                continue
+            t, d = rt.tile_of[placement.tile]
+            turns = rt.types.turns[t]
+            turn = (d + placement.rotation) % len(turns)
+            k = rt.cls[c]
+            o = next((o for o in range(rt.opt_start[k, t], rt.opt_end[k, t]) if rt.opt_turn[o] == turn), -1)
+            if o < 0:
+                raise ValueError(f"repair: cell {c} holds tile {placement.tile} in a turn its class does not take")
+            self.typ[c], self.opt[c] = t, o
+            self.lab[c] = rt.opt_edge[o]
+        self.best_typ[:], self.best_opt[:] = self.typ, self.opt
+        self.state[K.S_CUR] = self.state[K.S_BEST] = K.score_of(self.lab, rt.nb)
+        self._reheat()
+
+    def _reheat(self) -> None:
+        self.temps[0] = self.t0
+        self.in_cycle = 0
+
+    @property
+    def best_score(self) -> int:
+        from edgematch.solvers.native import repair_kernel as K
+
+        return int(self.state[K.S_BEST])
+
+    @property
+    def moves(self) -> int:
+        from edgematch.solvers.native import repair_kernel as K
+
+        return int(self.state[K.S_MOVES])
+
+    def run(self, moves: int) -> bool:
+        """Up to ``moves`` moves; True as soon as one makes a board better than the best so far."""
+        from edgematch.solvers.native import repair_kernel as K
+
+        rt = self.rt
+        before = self.moves
+        improved = bool(K.lns(moves, rt.width, rt.height, rt.free, rt.nb, rt.cls, rt.opt_start, rt.opt_end,
+                              rt.opt_type, rt.opt_edge, self.typ, self.opt, self.lab, self.best_typ, self.best_opt,
+                              self.state, self.weights, self.rewards, self.counters, self.temps, NODE_CAP))
+        self.in_cycle += self.moves - before
+        if self.in_cycle >= self.cycle:  # the end of a cycle: back to the best board, hot again
+            self.cycles += 1
+            self.typ[:], self.opt[:] = self.best_typ, self.best_opt
+            free = self.rt.free
+            self.lab[free] = rt.opt_edge[self.opt[free]]
+            self.state[K.S_CUR] = self.state[K.S_BEST]
+            self._reheat()
+        return improved
+
+    def best_board(self) -> Solution:
+        """The best board so far, rebuilt from its types and turns."""
+        rt = self.rt
+        cells = [(int(self.best_typ[c]), int(rt.opt_turn[self.best_opt[c]])) if rt.free[c] else None
+                 for c in range(self.puzzle.size)]
+        return decode(self.puzzle, rt.types, cells)
+
+    def found_by(self) -> dict[str, int]:
+        """Per operator: moves tried, accepted, that improved the current board, that made a new best."""
+        out: dict[str, int] = {}
+        for i, name in enumerate(OPERATORS):
+            key = name.replace(" ", "_")
+            tries, accepted, better, best = (int(x) for x in self.counters[i])
+            out[f"repair_{key}_tries"] = tries
+            out[f"repair_{key}_accepted"] = accepted
+            out[f"repair_{key}_better"] = better
+            out[f"repair_{key}_best"] = best
+        return out
+
+
+_compiled = False
+
+
+def ensure_compiled() -> float:
+    """Load (or on the very first run compile) the repair kernel; the seconds it took (0.0 once loaded)."""
+    global _compiled
+    if _compiled:
+        return 0.0
+    start = time.perf_counter()
+    from edgematch.core.model import Tile
+
+    tiny = Puzzle(3, 3, tuple(Tile((i % 3, (i + 1) % 3, (i * 2) % 3, i % 2)) for i in range(9)))
+    board = Solution.from_pairs(tiny, [(i, 0) for i in range(9)])
+    Repairer(tiny, repair_tables(tiny), board, 0).run(200)
+    _compiled = True
+    return time.perf_counter() - start
+
+
+def pinned(puzzle: Puzzle, board: Solution, freed: set[int]) -> Puzzle:
+    """``puzzle`` with every cell of ``board`` outside ``freed`` fixed as a hint: the sub-problem a repair
+    re-solves. Not validated as a puzzle (the pinned cells' seams may break, which hints may not); only the
+    beam's tables read it, and the boards it yields are scored against ``puzzle``."""
+    hinted = {h.cell for h in puzzle.hints}
+    sub = object.__new__(Puzzle)
+    for f in dataclasses.fields(Puzzle):
+        object.__setattr__(sub, f.name, getattr(puzzle, f.name))
+    extra = tuple(Hint(c, p.tile, p.rotation) for c, p in enumerate(board.cells) if c not in freed and c not in hinted)
+    object.__setattr__(sub, "hints", puzzle.hints + extra)
+    return sub
+
+
+def first_broken_row(puzzle: Puzzle, board: Solution) -> int | None:
+    """The first row with a broken seam inside it or on its south side; None for a full solution."""
+    grid = board.grid(puzzle)
+    for c in range(puzzle.size):
+        for s in (1, 2):
+            m = puzzle.neighbour(c, s)
+            if m is not None and not puzzle.matches(grid[c][s], grid[m][(s + 2) % 4]):
+                return c // puzzle.width
+    return None
+
+
+def tail_cells(puzzle: Puzzle, first_row: int) -> int:
+    """How many free cells a tail from ``first_row`` holds."""
+    hinted = {h.cell for h in puzzle.hints}
+    return sum(1 for c in range(first_row * puzzle.width, puzzle.size) if c not in hinted)
+
+
+def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
+                deadline: float | None, counters: dict) -> Solution | None:
+    """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
+    order) with the rest of ``board`` fixed: the beam's best board (better, equal or worse than ``board``),
+    or None when it found no complete board. Raises the beam's stop at ``deadline``."""
+    from edgematch.solvers.native.beam import BeamTables, beam, board_of
+
+    freed = set(range(first_row * puzzle.width, puzzle.size))
+    sub = pinned(puzzle, board, freed)
+    bt = BeamTables(sub, "comb")
+    if bt.t.positions == 0:
+        return None
+    found = beam(bt, width, fanout, seed, deadline, counters)
+    return None if found is None else board_of(sub, bt, found[0])
