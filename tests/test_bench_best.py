@@ -1,21 +1,25 @@
 """The harness's best-score task: suites plan it, runs are re-scored by the checker, stores keep the scores,
-reports show them (and skip PAR2 for them), proven optima that disagree are caught, the policy learns it."""
+reports show them (and skip PAR2 for them) with their boards' clue regime, proven optima that disagree are
+caught, the policy learns it, and the shipped policy answers ``best`` from measured sessions."""
 
 import sqlite3
+from importlib import resources
 
 import pytest
 
 from edgematch.bench.agreement import settle
-from edgematch.bench.policy import derive
+from edgematch.bench.policy import derive, policy_text
 from edgematch.bench.report import markdown, write_report
 from edgematch.bench.runner import RunRecord, run_one
 from edgematch.bench.session import run_session
-from edgematch.bench.store import SCHEMA_VERSION, Store
+from edgematch.bench.store import SCHEMA_VERSION, Session, Store
 from edgematch.bench.suite import Overrides, load_suite, parse_suite
 from edgematch.bench.summary import summarise
 from edgematch.core.checker import check
+from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Solution
 from edgematch.errors import FormatError
+from edgematch.solvers.policy import load_policy, parse_policy
 
 BEST_SUITE = """
 name = "tiny-best"
@@ -174,3 +178,92 @@ def test_suites_plan_family_tasks_and_refuse_bad_ones():
         parse_suite(MIXED_SUITE.replace('task = "best"', 'task = "most"'))
     with pytest.raises(FormatError, match="not one of the suite's backends"):
         parse_suite(MIXED_SUITE.replace('backends = ["native", "cpsat"]', 'backends = ["native", "portfolio"]'))
+
+
+# -- the policy's best rules from hand-built runs ----------------------------------------------------------
+
+SHIPPED_PATH = resources.files("edgematch.solvers").joinpath("policy.toml")
+
+HAND_SUITE = parse_suite("""
+name = "hand"
+task = "best"
+timeout = 10.0
+seeds = [1, 2]
+backends = ["native", "cpsat", "sat"]
+
+[[family]]
+name = "e2"
+like = "e2"
+sizes = [4, 5, 6]
+hint = true
+""")
+
+
+def scored(instance, backend: str, score: int | None, reached: float = 1.0) -> RunRecord:
+    """A best run of ``backend`` on ``instance`` that ended at the limit with ``score`` (None: no board, an
+    error), reached at ``reached`` seconds."""
+    top = instance.puzzle().seam_count
+    if score is None:
+        return RunRecord(instance.key, backend, "best", "error", "done", "error", 10.0, 10.0, family=instance.family,
+                         size=instance.size, tiles=instance.tiles)
+    return RunRecord(instance.key, backend, "best", "timeout", "done", "correct", 10.0, 10.0, score=score,
+                     max_score=top, history=[(0.01, 1), (reached, score)], family=instance.family,
+                     size=instance.size, tiles=instance.tiles)
+
+
+def hand_session(runs: list[RunRecord], number: int = 3) -> tuple[Session, list[RunRecord]]:
+    return Session(number, "2026-01-01", None, "finished", 1.0, HAND_SUITE, "test", 1,
+                   {"cpu": "x", "cores": 2, "commit": "abc"}, len(runs)), runs
+
+
+def hand_runs() -> list[RunRecord]:
+    """4x4: cpsat has the higher mean (22 against 21; native's max 23 is higher, its mean is not).
+    5x5: native and sat tie on the mean (30); native reached its scores sooner (median 0.5 s against 2 s);
+    cpsat's one 40 and one run without a board (scored 0) give a mean of 20.
+    6x6: native and cpsat tie on the mean and the time: the name decides (cpsat)."""
+    by = {(i.size, i.seed): i for i in HAND_SUITE.instances}
+    four, five, six = ([by[f"{n}x{n}", 1], by[f"{n}x{n}", 2]] for n in (4, 5, 6))
+    return [scored(four[0], "native", 23), scored(four[1], "native", 19),
+            scored(four[0], "cpsat", 22), scored(four[1], "cpsat", 22),
+            scored(five[0], "native", 29, 0.4), scored(five[1], "native", 31, 0.6),
+            scored(five[0], "sat", 30, 1.5), scored(five[1], "sat", 30, 2.5),
+            scored(five[0], "cpsat", 40), scored(five[1], "cpsat", None),
+            scored(six[0], "native", 50), scored(six[1], "cpsat", 50)]
+
+
+def test_the_best_rule_is_the_highest_mean_score_per_size_class_ties_to_the_sooner():
+    rules = [r for r in derive([hand_session(hand_runs())]) if "rotations" not in r]
+    assert [(r["up_to_tiles"], r["backend"]) for r in rules] == [(16, "cpsat"), (25, "native"), (36, "cpsat")]
+    assert all(r["question"] == "best" and "confirm" not in r for r in rules)
+    four, five, six = (r["evidence"] for r in rules)
+    assert four.startswith("4x4: mean score (10 s a run, 1 hint) cpsat 22.0/24 (2 runs")
+    assert "native 21.0/24" in four
+    assert "native 30.0/40 (2 runs, final at 0.5 s), sat 30.0/40 (2 runs, final at 2 s)" in five
+    assert "cpsat 20.0/40" in five  # the run without a board counts 0
+    assert "cpsat 50.0/60" in six and six.index("cpsat") < six.index("native")
+
+
+def test_neighbouring_sizes_with_one_winner_make_one_rule():
+    runs = [r for r in hand_runs() if r.size != "6x6" and (r.size, r.backend) != ("4x4", "cpsat")]
+    rules = [r for r in derive([hand_session(runs)]) if "rotations" not in r]
+    assert [(r["up_to_tiles"], r["backend"]) for r in rules] == [(25, "native")]
+    assert rules[0]["evidence"].startswith("4x4: ") and "; 5x5: " in rules[0]["evidence"]
+
+
+def test_a_best_policy_keeps_the_other_questions_and_cites_each_source(tmp_path):
+    shipped = load_policy(SHIPPED_PATH)
+    text = policy_text([hand_session(hand_runs())], "hand.sqlite", keep=shipped, command="made by a test")
+    made = parse_policy(text.encode(), "made.toml")
+    first = [r for r in made.rules if r["question"] != "best"]
+    assert first == [r for r in shipped.rules if r["question"] != "best"]
+    assert made.source_of("first")["suite"] == "families" == made.source["suite"]
+    best = made.source_of("best")
+    assert (best["suite"], best["sessions"], best["hints"], best["time_limits"]) == ("hand", [3], [1], [10.0])
+    puzzle = HAND_SUITE.instances[0].puzzle()  # e2-like 4x4 with the centre hint
+    choice = made.choose(puzzle, "best")
+    assert choice.backend == "cpsat" and "[session 3 of the hand suite" in choice.reason
+    assert "hint" not in choice.reason.split("]")[-1]  # measured on boards with one hint, as this one
+    bare = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=1))[0]
+    assert "no hints here, the bench's boards had 1 hint" in made.choose(bare, "best").reason
+    assert "of the families suite" in made.choose(bare, "first").reason
+    assert "# This file:\n#   made by a test\n" in text

@@ -13,7 +13,13 @@ another family than the choice's (native search, CP-SAT, SAT), the second opinio
 
 Question ``best`` (from sessions with best-score runs): per kind and size the backend with the highest mean
 checked score wins (a run without a board scores 0), ties going to the one that reached its scores soonest
-(median seconds to its final score); no portfolio rule and no second opinion (every board is checked).
+(median seconds to its final score), then to the name; no portfolio rule and no second opinion (every board is
+checked). Its evidence names every backend's mean, its runs, the seconds a run had and the boards' clue regime.
+
+The file names its sources: ``[source]`` for the whole file, and ``[source.QUESTION]`` for a question whose
+rules come from other sessions than the file's (``auto --explain`` cites the one of the question asked). With
+``keep`` (a policy already written, e.g. the shipped one), the rules of the questions the sessions did not
+measure are carried over with their sources, so measuring ``best`` alone does not drop the ``first`` rules.
 """
 
 from __future__ import annotations
@@ -26,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from edgematch.bench.runner import RunRecord
+from edgematch.bench.scores import puzzle_hints
 from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
 from edgematch.bench.summary import FamilyRatio, cells, family_ratio, score
 from edgematch.errors import UsageError
 from edgematch.solvers.base import is_meta
 from edgematch.solvers.confirm import family
-from edgematch.solvers.policy import features
+from edgematch.solvers.policy import Policy, features, regime
 
 DEFAULT = "native"  # the policy's choice where nothing was measured
 PORTFOLIO_GAIN = 1.25  # a portfolio rule needs PAR2 at least this many times lower than the best single backend
@@ -59,9 +66,12 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | Non
     finer kind (rotations, rim_tight). ``leave_out`` drops one family's runs (for cross-validation)."""
     groups: dict[tuple[Any, ...], list[RunRecord]] = defaultdict(list)
     cutoffs: dict[tuple[Any, ...], float] = {}
+    limits: dict[tuple[Any, ...], set[float]] = defaultdict(set)  # best: the runs' seconds
+    hints: dict[tuple[Any, ...], set[int | None]] = defaultdict(set)  # best: the boards' hint counts
     sizes: dict[tuple[Any, ...], set[str]] = defaultdict(set)
     for session, runs in sessions:
-        kinds = {i.key: _kinds(i) for i in session.suite.instances if i.family != leave_out}
+        mine = {i.key: i for i in session.suite.instances if i.family != leave_out}
+        kinds = {key: _kinds(i) for key, i in mine.items()}
         for run in runs:
             if is_meta(run.backend) or run.instance not in kinds:
                 continue
@@ -70,6 +80,9 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | Non
                 groups[key].append(run)
                 cutoffs[key] = session.suite.timeout
                 sizes[key].add(run.size)
+                if run.task == "best":
+                    limits[key].add(session.suite.timeout_of(mine[run.instance]))
+                    hints[key].add(puzzle_hints(mine[run.instance], run.fingerprint))
     rules: list[dict[str, Any]] = []
     for key in sorted(groups):
         task, fine, framed, rule, *extra, tiles = key
@@ -80,7 +93,8 @@ def derive(sessions: list[tuple[Session, list[RunRecord]]], leave_out: str | Non
         same_kind = previous is not None and {k: previous.get(k) for k in KIND_KEYS} == \
             {k: kind.get(k) for k in KIND_KEYS}
         if task == "best":
-            choice, evidence, second = *_choose_best(groups[key]), None
+            said = " or ".join(regime(h) for h in sorted(hints[key], key=lambda h: (h is None, h or 0)))
+            choice, evidence, second = *_choose_best(groups[key], limits[key], said), None
         else:
             choice, evidence = _choose(groups[key], cutoffs[key], previous["backend"] if same_kind else DEFAULT)
             second = _second_opinion(groups[key], cutoffs[key], choice) or (
@@ -106,8 +120,6 @@ class FamilyFit(FamilyRatio):
 def fit(sessions: list[tuple[Session, list[RunRecord]]], cross: bool = True) -> list[FamilyFit]:
     """Per family, auto's choice per instance (from rules derived without that family when ``cross``, else
     from all the data) against the virtual best single backend, by PAR2."""
-    from edgematch.solvers.policy import Policy
-
     out = []
     families = sorted({i.family for session, _ in sessions for i in session.suite.instances})
     everything = None if cross else Policy({}, DEFAULT, derive(sessions))
@@ -170,9 +182,10 @@ def _choose(runs: list[RunRecord], cutoff: float, fallback: str) -> tuple[str, s
     return best, evidence
 
 
-def _choose_best(runs: list[RunRecord]) -> tuple[str, str]:
-    """The best-score choice for one size class: highest mean checked score over the class's instances (no
-    board: 0), ties to the lower median seconds to reach the final score."""
+def _choose_best(runs: list[RunRecord], limits: set[float] | None = None, regime: str = "") -> tuple[str, str]:
+    """The best-score choice for one size class: highest mean checked score over the class's runs (no board:
+    0), ties to the lower median seconds to reach the final score, then to the name. ``limits`` (the runs'
+    seconds) and ``regime`` (the boards' hints) are named in the evidence."""
     by_backend: dict[str, list[RunRecord]] = defaultdict(list)
     for run in runs:
         by_backend[run.backend].append(run)
@@ -187,8 +200,12 @@ def _choose_best(runs: list[RunRecord]) -> tuple[str, str]:
 
     ranked = sorted(by_backend, key=lambda b: (-mean(b), reached(b), b))
     top = max((r.max_score or 0 for r in runs), default=0)
-    shown = ", ".join(f"{b} {mean(b):.1f}/{top} in {reached(b):.2g} s" for b in ranked[:2])
-    return ranked[0], f"mean score {shown}"
+    shown = ", ".join(f"{b} {mean(b):.1f}/{top} ({len(by_backend[b])} run{'s' if len(by_backend[b]) != 1 else ''}"
+                      f"{f', final at {reached(b):.2g} s' if reached(b) != float('inf') else ', no board'})"
+                      for b in ranked)
+    setting = ", ".join(x for x in ((f"{'/'.join(f'{t:g}' for t in sorted(limits))} s a run" if limits else ""),
+                                    regime) if x)
+    return ranked[0], f"mean score{f' ({setting})' if setting else ''} {shown}"
 
 
 def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | None:
@@ -225,48 +242,88 @@ def load_sessions(store: Store, session_ids: list[int]) -> list[tuple[Session, l
     return sessions
 
 
-def policy_text(sessions: list[tuple[Session, list[RunRecord]]], database: str, where: str = "") -> str:
+def policy_text(sessions: list[tuple[Session, list[RunRecord]]], database: str, where: str = "",
+                keep: Policy | None = None, command: str = "") -> str:
     """The policy file for the given sessions (the first one is named as the source); ``where`` names the
-    database in the error when they hold nothing to learn from."""
+    database in the error when they hold nothing to learn from. ``keep``: a policy whose rules for the
+    questions these sessions did not measure are carried over, with its sources and default; ``command``: how
+    the file was made (lines), said in its header."""
     rules = derive(sessions)
     if not rules:
         raise UsageError(f"{where or database}: session(s) {', '.join(str(s.id) for s, _ in sessions)} have no "
                          "single-backend runs to learn from")
-    first = sessions[0][0]
-    env = first.environment
-    cpu = f"{env.get('cpu')}, {env.get('cores')} cores"
+    measured = list(dict.fromkeys(r["question"] for r in rules))
+    kept = [r for r in keep.rules if r["question"] not in measured] if keep is not None else []
+    ids = [s.id for s, _ in sessions]
+    if kept:
+        assert keep is not None
+        top = {k: v for k, v in keep.source.items() if not isinstance(v, dict)}
+        tables = {q: v for q, v in keep.source.items() if isinstance(v, dict) and any(r["question"] == q for r in kept)}
+    else:
+        top, tables = _source(sessions, database), {}
+    for question in measured:
+        asked = [(s, runs) for s, runs in sessions if any(r.task == question and not is_meta(r.backend) for r in runs)]
+        if kept or [s.id for s, _ in asked] != ids:
+            tables[question] = _source(asked, database, question)
+    default = keep.default if kept and keep is not None else DEFAULT
     lines = [
         "# How `auto` chooses a backend: rules derived from bench results by `edgematch policy`.",
         "# Regenerate: edgematch bench families --db DB ... && edgematch policy --db DB [--session N ...]",
+        *(["# This file:", *(f"#   {line}" for line in command.splitlines())] if command else []),
+        *([f"# Rules of question(s) {', '.join(dict.fromkeys(r['question'] for r in kept))} kept from "
+           f"{keep.origin if keep is not None else ''} with their [source]; question(s) {', '.join(measured)} "
+           "derived from the sessions of [source.QUESTION]."] if kept else []),
         "# Each rule: question, puzzle kind, largest board it covers, the backend chosen, and the evidence",
-        "# (PAR2 per run, unsolved at 2 x cutoff; solved/total) from the sessions below.",
+        "# (first, count: PAR2 per run, unsolved at 2 x cutoff; solved/total; best: mean checked score per backend)",
+        "# from the sessions of its question's [source.QUESTION] table, else of [source].",
         "",
-        f"default = {_toml(DEFAULT)}  # kinds and questions with no measurements",
+        f"default = {_toml(default)}  # kinds and questions with no measurements",
         "",
         "[source]",
-        f"sessions = {[s.id for s, _ in sessions]}",
-        f"session = {first.id}",
-        f"suite = {_toml(first.suite.name)}",
-        f"database = {_toml(database)}",
-        f"generated = {_toml(date.today().isoformat())}",
-        f"commit = {_toml(env.get('commit') or '')}",
-        f"cpu = {_toml(cpu)}",
-        f"cutoff = {first.suite.timeout}",
-        f"runs = {sum(len(runs) for _, runs in sessions)}",
+        *(f"{key} = {_toml(value)}" for key, value in top.items()),
     ]
-    for rule in rules:
+    for question, table in tables.items():
+        lines += ["", f"[source.{question}]", *(f"{key} = {_toml(value)}" for key, value in table.items())]
+    for rule in [*kept, *rules]:
         lines += ["", "[[rule]]"]
         for key in (*KIND_KEYS, "up_to_tiles", "backend", "confirm", "evidence"):
             if key not in rule:
                 continue
-            value = rule[key]
-            lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else _toml(value)}")
+            lines.append(f"{key} = {_toml(rule[key])}")
     return "\n".join(lines) + "\n"
 
 
+def _source(sessions: list[tuple[Session, list[RunRecord]]], database: str, question: str | None = None
+            ) -> dict[str, Any]:
+    """The ``[source]`` table of rules derived from ``sessions`` (the first one named); for one ``question``:
+    its runs, their seconds (``time_limits``) and the hint counts of its puzzles (``hints``)."""
+    first = sessions[0][0]
+    env = first.environment
+    asked = [(s, i) for s, _ in sessions for i in s.suite.instances
+             if question is None or s.suite.task_of(i) == question]
+    found = {puzzle_hints(i) for _, i in asked}
+    table: dict[str, Any] = {
+        "sessions": [s.id for s, _ in sessions], "session": first.id,
+        "suite": ", ".join(dict.fromkeys(s.suite.name for s, _ in sessions)), "database": database,
+        "generated": date.today().isoformat(), "commit": env.get("commit") or "",
+        "cpu": f"{env.get('cpu')}, {env.get('cores')} cores",
+    }
+    if question is None:
+        table |= {"cutoff": first.suite.timeout, "runs": sum(len(runs) for _, runs in sessions)}
+    else:
+        table |= {"time_limits": sorted({s.suite.timeout_of(i) for s, i in asked}),
+                  "runs": sum(1 for _, runs in sessions for r in runs if r.task == question)}
+    return table | {"hints": sorted(h for h in found if h is not None)}
+
+
 def _toml(value: Any) -> str:
-    if isinstance(value, int):
-        return str(value)
+    """A TOML value: booleans, numbers, strings and lists of them (what a policy file holds)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

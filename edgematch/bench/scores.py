@@ -4,6 +4,12 @@ A best run ends at its time limit with the best board it found (or proves an opt
 nothing a PAR2 figure could compare; what counts is the checked score, its share of the maximum (the inner seams),
 and how soon it was reached. Every run counts (repeats are more samples, not collapsed); a run without a board,
 or a wrong one, has no score and is counted apart.
+
+A score means something only beside the hints (clue pieces) its board kept: the community compares scores within one
+*clue regime* ("5 hints", "1 hint", "no hints"). :func:`clue_regimes` reads it from the puzzles the runs were
+made on (the session's stored instances, regenerated or read, and checked against each run's fingerprint), not
+from a family's ``hint = true``: a folder's puzzle files have no such setting, and a file may hold any number.
+Every correct run's board passed the checker, hints included, so it kept every hint its puzzle has.
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from edgematch.bench.runner import RunRecord
+from edgematch.bench.suite import Instance
+from edgematch.errors import EdgematchError
+from edgematch.solvers.policy import regime
 
 
 @dataclass(frozen=True)
@@ -98,3 +107,50 @@ def summarise_scores(runs: list[RunRecord], backends: list[str], families: list[
                               any(r.status == "solved" and r.score == top for r in scored)))
     return Scores(mine, order, classes, {k: score_stats(g) for k, g in groups.items()},
                   {b: score_stats([r for r in mine if r.backend == b]) for b in order}, winners, wins)
+
+
+UNKNOWN_REGIME = regime(None)  # the puzzle is gone or changed since its runs (its fingerprint differs)
+
+
+_hints_seen: dict[tuple[Instance, str], int | None] = {}
+
+
+def puzzle_hints(instance: Instance, fingerprint: str = "") -> int | None:
+    """How many hints the instance's puzzle fixes, None when it cannot be read or is not the puzzle its runs
+    were made on (``fingerprint``, when the run recorded one, differs). A generated puzzle's answer is kept; a
+    file is read anew, since it may change."""
+    key = (instance, fingerprint)
+    if key in _hints_seen:
+        return _hints_seen[key]
+    try:
+        puzzle = instance.puzzle()
+        hints = len(puzzle.hints) if not fingerprint or instance.fingerprint() == fingerprint else None
+    except (EdgematchError, OSError):
+        hints = None
+    if instance.spec is not None:
+        _hints_seen[key] = hints
+    return hints
+
+
+def clue_regimes(runs: list[RunRecord], instances: tuple[Instance, ...] | list[Instance]) -> dict[str, str]:
+    """The clue regime of each family's best runs and of each of its size classes (keys ``family`` and
+    ``family/size``): one regime's words, or ``mixed: 5 hints (2 boards), no hints (1 board)`` when its
+    puzzles differ (their scores should then not be compared as one)."""
+    by_key = {i.key: i for i in instances}
+    boards: dict[str, dict[str, int | None]] = defaultdict(dict)  # family or family/size -> instance -> hints
+    for run in runs:
+        if run.task != "best":
+            continue
+        instance = by_key.get(run.instance)
+        hints = puzzle_hints(instance, run.fingerprint) if instance is not None else None
+        for key in (run.family, f"{run.family}/{run.size}"):
+            boards[key][run.instance] = hints if boards[key].get(run.instance, hints) == hints else None
+    out = {}
+    for key, seen in boards.items():
+        counts = Counter(seen.values())
+        if len(counts) == 1:
+            out[key] = regime(next(iter(counts)))
+        else:
+            ranked = sorted(counts.items(), key=lambda c: (c[0] is None, -(c[0] or 0)))
+            out[key] = "mixed: " + ", ".join(f"{regime(h)} ({n} board{'s' if n != 1 else ''})" for h, n in ranked)
+    return out

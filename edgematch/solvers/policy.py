@@ -1,15 +1,18 @@
 """How ``backend="auto"`` chooses: rules measured by the harness, kept in ``policy.toml`` beside this file.
 
-A rule names a question (first | count), a puzzle kind (framed or not, same or signed) and a board size
-(``up_to_tiles``), and gives the backend that was fastest there by PAR2 in the bench session named in the
-file's ``[source]``, with the figures as ``evidence``. A *fine* rule also names ``rotations`` (whether
-tiles turn: Tetravex's do not) and, for framed boards, ``rim_tight`` (the rim seams have at least as many
-colours as the inner ones, as on the clue puzzles; Eternity II-like boards have far fewer): puzzles of a
-fine kind that was measured take its rules, any other puzzle the kind's *pooled* rules (no such keys,
-derived from every family of the kind together). A puzzle takes the first rule whose size covers it; a
-board larger than any measured takes the largest rule (an extrapolation, said so); a kind or question
-with no rules takes ``default``. ``all`` uses the ``count`` rules (both walk
-every solution). Regenerate the file from a new bench database with ``edgematch policy --db FILE``.
+A rule names a question (first | count | best), a puzzle kind (framed or not, same or signed) and a board size
+(``up_to_tiles``), and gives the backend that was fastest there by PAR2 (``best``: that reached the highest
+mean checked score in the time a run had) in the bench sessions named in the file's ``[source]``, or in its
+``[source.QUESTION]`` table when that question was measured apart, with the figures as ``evidence``. A
+source's ``hints`` lists the hint counts of the boards measured: ``--explain`` says when a puzzle's differ.
+A *fine* rule also names ``rotations`` (whether tiles turn: Tetravex's do not) and, for framed boards,
+``rim_tight`` (the rim seams have at least as many colours as the inner ones, as on the clue puzzles;
+Eternity II-like boards have far fewer): puzzles of a fine kind that was measured take its rules, any other
+puzzle the kind's *pooled* rules (no such keys, derived from every family of the kind together). A puzzle
+takes the first rule whose size covers it; a board larger than any measured takes the largest rule (an
+extrapolation, said so); a kind or question with no rules takes ``default``. ``all`` uses the ``count``
+rules (both walk every solution). Regenerate the file from a new bench database with ``edgematch policy
+--db FILE`` (the shipped file's header says how it was made).
 
 Which file: the shipped ``policy.toml`` is package data and is never written. ``edgematch policy`` writes
 a *user* policy (``policy.toml`` in the user's config directory, or ``--output``); ``auto`` reads the file
@@ -114,8 +117,8 @@ class Policy:
         usable = sorted((r for r in measured if not here or (installed(r["backend"]) and _races_fairly(r["backend"]))),
                         key=lambda r: r["up_to_tiles"])
         mine = [r for r in usable if task is None or _takes(r["backend"], task)]
-        where = (f"session {self.source.get('session')} of the {self.source.get('suite')} suite "
-                 f"({self.source.get('generated')}, {self.source.get('cpu')})")
+        source = self.source_of(f.question)
+        where = _cited(source)
         pooled = bool(measured) and "rotations" not in measured[0]
         fine_rules = any("rotations" in r for r in self.rules)
         head = f"{f.kind} {f.width}x{f.height}, question {f.question}: "
@@ -141,7 +144,7 @@ class Policy:
             f"; no family of this puzzle's finer kind ({f.fine_kind}) was measured: pooled rules"
             if pooled and fine_rules else "" if f.rotations or fine_rules
             else "; tiles do not turn here, the bench's puzzles do",
-            f"; {f.hints} hint(s), the bench had none" if f.hints else "",
+            _hints_caveat(f.hints, source.get("hints")),
             "; rules needing a library that is not installed, or racing two backends on one usable core, were "
             "skipped" if len(usable) < len(measured) else "",
             "; rules whose backend cannot take the options or workers asked for were skipped"
@@ -162,6 +165,14 @@ class Policy:
         return Choice(backend, f"no measured rule for {f.kind} boards, question {f.question}: {why}{caveats}",
                       self.origin)
 
+    def source_of(self, question: str) -> dict[str, Any]:
+        """Where the rules of ``question`` were measured: the file's ``[source.QUESTION]`` table when it has
+        one, else its ``[source]`` (without the per-question tables)."""
+        table = self.source.get(question)
+        if isinstance(table, dict):
+            return table
+        return {k: v for k, v in self.source.items() if not isinstance(v, dict)}
+
     def confirm_backend(self, puzzle: Puzzle, question: str) -> str | None:
         """The measured second opinion (fastest backend of another family) of the rule covering the puzzle,
         when the policy file records one."""
@@ -176,6 +187,36 @@ class Policy:
         fine = [r for r in kind if "rotations" in r and (r["rotations"], r.get("rim_tight", False))
                 == (f.rotations, f.rim_tight)]
         return fine or [r for r in kind if "rotations" not in r]
+
+
+def regime(hints: int | None) -> str:
+    """A clue regime as the Eternity II community says it (scores compare only within one): ``no hints``,
+    ``1 hint``, ``5 hints``; ``hints unknown`` for None."""
+    if hints is None:
+        return "hints unknown"
+    return "no hints" if hints == 0 else f"{hints} hint{'s' if hints != 1 else ''}"
+
+
+def _cited(source: dict[str, Any]) -> str:
+    """A source table as ``--explain`` cites it: sessions, suites, date and machine."""
+    sessions = source.get("sessions")
+    suite = str(source.get("suite"))
+    if isinstance(sessions, list) and len(sessions) > 1:
+        which = f"sessions {', '.join(map(str, sessions))}"
+    else:
+        which = f"session {source.get('session')}"
+    suites = f"{suite} suite{'s' if ', ' in suite else ''}"
+    return f"{which} of the {suites} ({source.get('generated')}, {source.get('cpu')})"
+
+
+def _hints_caveat(hints: int, measured: object) -> str:
+    """What ``--explain`` adds when the puzzle's hints differ from those of the boards measured (``measured``:
+    the source's ``hints`` list; a file without one was measured on boards without hints)."""
+    if isinstance(measured, list) and all(isinstance(h, int) and not isinstance(h, bool) for h in measured):
+        if hints in measured or not measured:
+            return ""
+        return f"; {regime(hints)} here, the bench's boards had {' or '.join(regime(h) for h in measured)}"
+    return f"; {hints} hint(s), the bench had none" if hints else ""
 
 
 def installed(backend: str) -> bool:
