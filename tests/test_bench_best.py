@@ -9,16 +9,19 @@ import pytest
 
 from edgematch.bench.agreement import settle
 from edgematch.bench.policy import derive, policy_text
-from edgematch.bench.report import markdown, write_report
+from edgematch.bench.report import markdown, regimes, score_figure, write_report
 from edgematch.bench.runner import RunRecord, run_one
+from edgematch.bench.scores import clue_regimes
 from edgematch.bench.session import run_session
 from edgematch.bench.store import SCHEMA_VERSION, Session, Store
-from edgematch.bench.suite import Overrides, load_suite, parse_suite
+from edgematch.bench.suite import Overrides, folder_suite, load_suite, parse_suite
 from edgematch.bench.summary import summarise
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
-from edgematch.core.model import Solution
+from edgematch.core.model import Hint, Solution
 from edgematch.errors import FormatError
+from edgematch.formats import write_puzzle
+from edgematch.solvers.native import best_search
 from edgematch.solvers.policy import load_policy, parse_policy
 
 BEST_SUITE = """
@@ -267,3 +270,51 @@ def test_a_best_policy_keeps_the_other_questions_and_cites_each_source(tmp_path)
     assert "no hints here, the bench's boards had 1 hint" in made.choose(bare, "best").reason
     assert "of the families suite" in made.choose(bare, "first").reason
     assert "# This file:\n#   made by a test\n" in text
+
+
+# -- the suites' best families and the clue regime in the report --------------------------------------------
+
+def test_the_suites_best_families_run_natives_beam():
+    for name in ("default", "scaling"):
+        suite = load_suite(name)
+        boards = [i.puzzle() for i in suite.instances if suite.task_of(i) == "best"]
+        assert boards and all(best_search(p, {}) == "beam" for p in boards), name
+
+
+def test_the_report_names_each_best_familys_clue_regime(best_db, tmp_path):
+    with Store(best_db) as store:
+        written = write_report(store, 1, tmp_path / "report")
+        summary = summarise(store.session(1), store.runs(1))
+    assert regimes(summary) == {"e2": "1 hint", "e2/4x4": "1 hint", "e2/5x5": "1 hint"}
+    text = written.markdown.read_text()
+    assert "Clue regime (" in text and "): e2: 1 hint." in text
+    assert "| e2 | 4x4 | 1 hint | native |" in text
+    if written.html:
+        page = written.html.read_text()
+        assert "): e2: 1 hint.</strong>" in page and "<td class=\"l\">1 hint</td>" in page
+    titles = [ax.get_title() for ax in score_figure(summary).axes if ax.get_title()]
+    assert titles and all(", 1 hint (" in t for t in titles)
+
+
+def test_the_regime_is_read_from_the_puzzles_of_the_runs_not_a_family_setting(tmp_path):
+    """A folder's puzzle files have no ``hint`` setting: the regime is the hint count of the puzzle each run
+    was made on (its fingerprint checked), mixed when a class holds several, unknown once a file changed."""
+    puzzle, solution = generate(GeneratorSpec(4, 4, like="e2", seed=2))
+    two = puzzle.replace(hints=tuple(Hint(c, *solution.cells[c]) for c in (0, 5)))
+    folder = tmp_path / "boards"
+    folder.mkdir()
+    write_puzzle(two, folder / "a.em")
+    write_puzzle(puzzle, folder / "b.em")
+    suite = folder_suite(folder, Overrides(task="best"))
+    runs = []
+    for instance in suite.instances:
+        run = scored(instance, "native", 20)
+        run.fingerprint = instance.fingerprint()
+        runs.append(run)
+    assert clue_regimes(runs, suite.instances) == {
+        "boards": "mixed: 2 hints (1 board), no hints (1 board)",
+        "boards/4x4": "mixed: 2 hints (1 board), no hints (1 board)"}
+    alone = [r for r in runs if r.instance.endswith("a.em")]
+    assert clue_regimes(alone, suite.instances)["boards"] == "2 hints"
+    write_puzzle(puzzle, folder / "a.em")  # the file changed since its run: its hints are not the run's
+    assert clue_regimes(alone, suite.instances)["boards"] == "hints unknown"

@@ -23,6 +23,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 from edgematch.bench import plots  # noqa: E402
 from edgematch.bench.report import figures, html, write_report  # noqa: E402
 from edgematch.bench.runner import RunRecord  # noqa: E402
+from edgematch.bench.scores import summarise_scores  # noqa: E402
 from edgematch.bench.store import Store  # noqa: E402
 from edgematch.bench.suite import parse_suite  # noqa: E402
 from edgematch.bench.summary import VIRTUAL_BEST, summarise  # noqa: E402
@@ -199,6 +200,19 @@ def test_the_score_axis_zooms_to_the_scores(drawn):
     assert min(finals) > 90 and 80 < low < min(finals) and high >= 100  # the top band, not 0-100%
     assert len([line for line in figure.axes[0].get_lines()]) == 2  # one line per backend, not per run
     assert plots.score_floor(100) > 95 and plots.score_floor(10) == 1
+    assert plots.score_ceiling(94.7) == 96 and plots.score_ceiling(99.6) == plots.score_ceiling(100) == 100.5
+
+
+def test_a_backend_without_a_board_is_named_in_its_panel(summary):
+    """A backend that ran but had no checked board draws no line; the panel says so (not a silent gap)."""
+    runs = [r for r in summary.scores.runs if r.backend != "sat:cadical195"]
+    runs += [RunRecord(r.instance, "sat:cadical195", "best", "error", "done", "error", 2.0, 2.0, family=r.family,
+                       size=r.size, tiles=r.tiles) for r in summary.scores.runs if r.backend == "native"]
+    scores = summarise_scores(runs, summary.scores.backends, ["e2-best"])
+    figure = plots.scores_figure(scores, 2.0)
+    notes = [t.get_text() for ax in figure.axes for t in ax.texts]
+    assert notes == ["no board: sat:cadical195"] * len(scores.classes)
+    assert [line.get_label() for line in figure.axes[0].get_lines()] == ["native"]
 
 
 def test_the_svg_carries_the_same_colours_and_marks(summary, tmp_path):

@@ -13,8 +13,10 @@
   "unsolved" strip past the cutoff with a hollow marker. Its points are grey, told apart by family marker:
   colour always means a backend in this report;
 - scores over time (task ``best``): per size class and backend, the mean share of the maximum score over the
-  runs against seconds, one step line per backend; the y axis is zoomed to the band of the final scores (a
-  little below the lowest to 100%): where the differences are; lower early scores enter from below.
+  runs against seconds, one step line per backend, every backend on one axis; the y axis is zoomed to the band
+  of the final scores (a little below the lowest to a little above the highest, 100.5% when that is near):
+  where the differences are; lower early scores enter from below. A panel names its boards' clue regime and
+  the backends that ran but had no board.
 
 Every plot takes one :class:`Style` per backend from :func:`styles`, computed once per report from the sorted
 backend names: a backend has the same colour, marker and dash pattern in every plot (ten colours, seven
@@ -393,15 +395,34 @@ def score_lines(scores: Scores, family: str, size: str, limit: float) -> list[Sc
     return lines
 
 
+def _seconds_ticks(ax: Any) -> None:
+    """Plain seconds (0.2, 1, 5, 20) at 1-2-5 steps on a log axis: over a decade or two, matplotlib's default
+    labels every minor tick in powers of ten, and the labels run into one another."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def score_floor(lowest: float) -> float:
     """The score axis's lower end: a little below ``lowest`` (the lowest final share of a line), to a whole
     per cent; never 0 when the scores are high: the differences live in the top few per cent."""
     return max(0.0, math.floor(lowest - max(1.0, 0.1 * (100 - lowest))))
 
 
-def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None = None) -> Any:
+def score_ceiling(highest: float) -> float:
+    """The score axis's upper end: a little above ``highest`` (the highest final share: a mean line only
+    rises), to a whole per cent, and 100.5 when that is near: an axis to 100% would leave empty the band
+    between the best board (95% on a 16x16) and the maximum no one reaches."""
+    return min(100.5, math.ceil(highest + max(1.0, 0.1 * (100 - highest))))
+
+
+def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None = None,
+                  regimes: dict[str, str] | None = None) -> Any:
     """Mean best score (share of the maximum) against seconds, a step line per backend, a panel per size class
-    (the largest ``MAX_SCORE_PANELS``); ``limit`` is where a run without a later step ends."""
+    (the largest ``MAX_SCORE_PANELS``), titled with its clue regime from ``regimes`` (``family/size`` ->
+    words, :func:`edgematch.bench.scores.clue_regimes`); ``limit`` is where a run without a later step ends."""
     matplotlib = _matplotlib()
     classes = scores.classes[-MAX_SCORE_PANELS:]
     style = style or styles(scores.backends)
@@ -409,7 +430,7 @@ def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None =
         figure = _figure(min(4.2 * len(classes), 13) + 1.8, 3.6)
         axes = figure.subplots(1, len(classes), squeeze=False, sharey=True)[0]
         drawn: list[str] = []
-        lowest = 100.0
+        lowest, highest = 100.0, 0.0
         for ax, (family, size) in zip(axes, classes, strict=True):
             lines = score_lines(scores, family, size, limit)
             widths = stacked_widths([(line.times, line.shares) for line in lines], log=False)
@@ -419,12 +440,22 @@ def scores_figure(scores: Scores, limit: float, style: dict[str, Style] | None =
                         lw=width, zorder=2 + order)
                 drawn.append(line.backend)
                 lowest = min(lowest, line.shares[-1])  # earlier, lower scores enter from below
+                highest = max(highest, line.shares[-1])
+            boardless = [b for b in scores.backends if b not in {line.backend for line in lines}
+                         and (st := scores.by_class.get((family, size, b))) is not None and st.runs]
+            if boardless:  # ran, but no run of theirs had a checked board: no line, said in the panel
+                ax.text(0.02, 0.02, f"no board: {', '.join(boardless)}", transform=ax.transAxes, fontsize=8,
+                        ha="left", va="bottom", color=UNSOLVED)
             runs = max((line.runs for line in lines), default=0)
             ax.set_xscale("log")
-            ax.set_title(f"{family} {size} ({runs} run{'s' if runs != 1 else ''} each)", fontsize=9)
+            _seconds_ticks(ax)
+            regime = f", {regimes[f'{family}/{size}']}" if regimes and f"{family}/{size}" in regimes else ""
+            ax.set_title(f"{family} {size}{regime} ({runs} run{'s' if runs != 1 else ''} each)", fontsize=9)
             ax.set_xlabel("seconds (log)")
             ax.grid(True, which="major", alpha=0.3)
-        axes[0].set_ylim(score_floor(lowest), 100.5)
+        if highest < lowest:  # no line at all
+            lowest, highest = 0.0, 100.0
+        axes[0].set_ylim(score_floor(lowest), score_ceiling(highest))
         axes[0].set_ylabel("mean best score, % of the maximum")
         backends = [b for b in scores.backends if b in drawn]
         figure.legend([_handle(style[b], marker="") for b in backends], backends, loc="outside right upper",

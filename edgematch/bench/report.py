@@ -17,6 +17,7 @@ from typing import Any
 
 from edgematch.bench import plots
 from edgematch.bench.cluster import machine_notes, machine_rows
+from edgematch.bench.scores import UNKNOWN_REGIME, clue_regimes
 from edgematch.bench.store import Store
 from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
 from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError
@@ -250,19 +251,37 @@ BEST = ("Best-score runs (task best): the checked score of the best board each r
         "here are not PAR2 figures.")
 
 
+REGIME = ("Clue regime (the hints every board of the family kept; the community compares scores only within one "
+          "regime)")
+
+
+def regimes(summary: Summary) -> dict[str, str]:
+    """The clue regime of each best family and size class (see :func:`edgematch.bench.scores.clue_regimes`)."""
+    return clue_regimes(summary.scores.runs, summary.session.suite.instances) if summary.scores else {}
+
+
+def regime_line(summary: Summary) -> str:
+    """One sentence naming each best family's clue regime."""
+    sc, found = summary.scores, regimes(summary)
+    families = list(dict.fromkeys(family for family, _ in sc.classes)) if sc else []
+    return f"{REGIME}: " + "; ".join(f"{family}: {found.get(family, UNKNOWN_REGIME)}" for family in families) + "."
+
+
 def score_sections(summary: Summary, plot: str | None = "scores.svg") -> list[str]:
-    """The Markdown sections of the best-score runs: scores per backend and size, the best board per
-    instance, and (``plot``) the score-over-time plot's file beside the report."""
+    """The Markdown sections of the best-score runs: each family's clue regime, scores per backend and size,
+    the best board per instance, and (``plot``) the score-over-time plot's file beside the report."""
     sc = summary.scores
     assert sc is not None
-    lines = ["", "## Best scores", "", BEST, "",
-             "| family | board | backend | runs | boards | mean | min | max | of | mean share | proven | reached "
-             "(median) |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    found = regimes(summary)
+    lines = ["", "## Best scores", "", BEST, "", regime_line(summary), "",
+             "| family | board | hints | backend | runs | boards | mean | min | max | of | mean share | proven | "
+             "reached (median) |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for family, size in sc.classes:
         for backend in sc.backends:
             st = sc.by_class.get((family, size, backend))
             if st:
-                lines.append(f"| {family} | {size} | {backend} | {st.runs} | {st.boards} | {number(st.mean)} | "
+                lines.append(f"| {family} | {size} | {found.get(f'{family}/{size}', UNKNOWN_REGIME)} | {backend} | "
+                             f"{st.runs} | {st.boards} | {number(st.mean)} | "
                              f"{number(st.min)} | {number(st.max)} | {number(st.max_score)} | {share(st.share)} | "
                              f"{st.proven} | {seconds(st.reached)} |")
     lines += ["", "Best board per instance (ties share):", "", "| instance | best score | of | backends | proven |",
@@ -359,7 +378,8 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Pat
         columns=[*summary.backends, VIRTUAL_BEST], VIRTUAL_BEST=VIRTUAL_BEST, against=summary.against(),
         per_family=summary.per_family(), PER_FAMILY=PER_FAMILY,
         CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary), tasks=tasks_text(summary.session.suite),
-        sc=summary.scores, BEST=BEST, number=number, share=share,
+        sc=summary.scores, BEST=BEST, number=number, share=share, regimes=regimes(summary) if summary.scores else {},
+        regime_line=regime_line(summary) if summary.scores else "", UNKNOWN_REGIME=UNKNOWN_REGIME,
     )
 
 
@@ -382,7 +402,8 @@ def score_figure(summary: Summary, style: dict[str, plots.Style] | None = None) 
     """The score-over-time figure of the session's best runs, None without any."""
     if not summary.scores or not summary.scores.classes:
         return None
-    return plots.scores_figure(summary.scores, best_limit(summary), style or plots.report_styles(summary))
+    return plots.scores_figure(summary.scores, best_limit(summary), style or plots.report_styles(summary),
+                               regimes(summary))
 
 
 _CODE = re.compile(r"`([^`\n]+)`")
