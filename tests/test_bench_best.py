@@ -3,10 +3,12 @@ reports show them (and skip PAR2 for them) with their boards' clue regime, prove
 caught, the policy learns it, and the shipped policy answers ``best`` from measured sessions."""
 
 import sqlite3
+import tomllib
 from importlib import resources
 
 import pytest
 
+import edgematch
 from edgematch.bench.agreement import settle
 from edgematch.bench.policy import derive, policy_text
 from edgematch.bench.report import markdown, regimes, score_figure, write_report
@@ -22,7 +24,7 @@ from edgematch.core.model import Hint, Solution
 from edgematch.errors import FormatError
 from edgematch.formats import write_puzzle
 from edgematch.solvers.native import best_search
-from edgematch.solvers.policy import load_policy, parse_policy
+from edgematch.solvers.policy import features, load_policy, parse_policy
 
 BEST_SUITE = """
 name = "tiny-best"
@@ -270,6 +272,49 @@ def test_a_best_policy_keeps_the_other_questions_and_cites_each_source(tmp_path)
     assert "no hints here, the bench's boards had 1 hint" in made.choose(bare, "best").reason
     assert "of the families suite" in made.choose(bare, "first").reason
     assert "# This file:\n#   made by a test\n" in text
+
+
+# -- the shipped policy ------------------------------------------------------------------------------------
+
+
+def test_the_shipped_policy_holds_measured_best_rules():
+    data = tomllib.loads(SHIPPED_PATH.read_text())
+    shipped = parse_policy(SHIPPED_PATH.read_bytes(), "policy.toml")
+    best = [r for r in shipped.rules if r["question"] == "best"]
+    assert best and any(r["question"] == "first" for r in shipped.rules)
+    source = shipped.source_of("best")
+    assert source is data["source"]["best"] or source == data["source"]["best"]
+    assert source["hints"] == [1] and len(source["sessions"]) >= 2 and "scaling" in source["suite"]
+    assert max(r["up_to_tiles"] for r in best) == 256  # measured up to the real 16x16
+    for rule in best:
+        assert "mean score" in rule["evidence"] and "1 hint" in rule["evidence"]
+        assert all(f"{b} " in rule["evidence"] for b in ("native", "cpsat", "sat"))
+
+
+@pytest.mark.parametrize("size", [8, 12, 16])
+def test_auto_for_best_takes_the_shipped_rule_of_a_matching_board(size, monkeypatch, tmp_path):
+    monkeypatch.setenv("EDGEMATCH_CONFIG_DIR", str(tmp_path))  # no user policy: the shipped one
+    monkeypatch.delenv("EDGEMATCH_POLICY", raising=False)
+    puzzle = generate(GeneratorSpec(size, size, like="e2", hint=True, seed=1))[0]
+    shipped = load_policy()
+    assert shipped.origin == "shipped"
+    f = features(puzzle, "best")
+    kind = [r for r in shipped.rules if (r["question"], r["framed"], r["rule"], r.get("rotations"), r.get("rim_tight"))
+            == ("best", True, "same", f.rotations, f.rim_tight)]  # e2-like boards: measured, their fine kind
+    rule = min((r for r in kind if size * size <= r["up_to_tiles"]), key=lambda r: r["up_to_tiles"])
+    assert edgematch.choose_backend(puzzle, "best") == rule["backend"]
+    reason = edgematch.explain(puzzle, "best")
+    assert rule["evidence"] in reason and f"up to {rule['up_to_tiles']} tiles" in reason
+    assert "of the default, scaling suites" in reason and "hint" not in reason.split("]")[-1]
+
+
+def test_auto_runs_the_shipped_best_rule(monkeypatch, tmp_path):
+    monkeypatch.setenv("EDGEMATCH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.delenv("EDGEMATCH_POLICY", raising=False)
+    puzzle = generate(GeneratorSpec(6, 6, like="e2", hint=True, seed=1))[0]
+    result = edgematch.best(puzzle, time_limit=0.5)
+    assert result.options["auto"] == edgematch.choose_backend(puzzle, "best") and result.options["policy"] == "shipped"
+    assert check(puzzle, result.solution).score == result.score
 
 
 # -- the suites' best families and the clue regime in the report --------------------------------------------
