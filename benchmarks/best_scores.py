@@ -27,6 +27,7 @@ import edgematch
 from edgematch import GeneratorSpec, generate
 
 GRACE = 15.0
+TIME = Path("/usr/bin/time")  # GNU time: the peak RSS of each run
 
 
 def main() -> int:
@@ -36,22 +37,26 @@ def main() -> int:
     parser.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 1,3 (default %(default)s)")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per run (default %(default)s)")
     parser.add_argument("--core", type=int, default=0, help="the core every run is pinned to (default 0)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="chains per run (best --workers N); above 1 the runs are not pinned (default 1)")
     parser.add_argument("--png", type=Path, help="draw the best board of all runs to this PNG")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="backend option passed to every run, repeatable (e.g. -O search=beam)")
     args = parser.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     print(f"before: {yardstick.load()}")
-    extra = "".join(f" -O {o}" for o in args.option)
+    extra = "".join(f" -O {o}" for o in args.option) + (f" --workers {args.workers}" if args.workers > 1 else "")
+    core = args.core if args.workers == 1 else None
+    where = f"one core (core {args.core})" if core is not None else f"{args.workers} chains, not pinned"
     print(f"edgematch best FILE -b BACKEND --time-limit {args.limit:g}{extra}; {args.size}x{args.size} E2-like "
-          f"with the centre hint; one core (core {args.core}); seeds {args.seeds}", flush=True)
+          f"with the centre hint; {where}; seeds {args.seeds}", flush=True)
     failures = 0
     overall: tuple[int, edgematch.Puzzle, edgematch.Solution, str] | None = None
     with tempfile.TemporaryDirectory(prefix="best-") as tmp:
         folder = Path(tmp)
         for backend in backends:
-            print(f"\n### {backend}\n\n| seed | score | breaks | improvements | last at | M nodes/s |\n"
-                  "|--:|--:|--:|--:|--:|--:|", flush=True)
+            print(f"\n### {backend}\n\n| seed | score | breaks | improvements | last at | M nodes/s | after the beams "
+                  "| repair added | peak RSS |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|", flush=True)
             scores = []
             for seed in parse_seeds(args.seeds):
                 puzzle, _ = generate(GeneratorSpec(args.size, args.size, like="e2", hint=True, seed=seed))
@@ -59,8 +64,10 @@ def main() -> int:
                 saved = em_file.with_suffix(f".{backend.replace(':', '-')}.emsol")
                 edgematch.write_puzzle(puzzle, em_file)
                 cmd = [*yardstick.edgematch_command(), "best", str(em_file), "-b", backend, "--time-limit",
-                       f"{args.limit:g}", "--json", "--save", str(saved), *(x for o in args.option for x in ("-O", o))]
-                code, wall, _, out = yardstick.timed(cmd, timeout=args.limit + GRACE, core=args.core)
+                       f"{args.limit:g}", "--json", "--save", str(saved), *(x for o in args.option for x in ("-O", o)),
+                       *(["--workers", str(args.workers)] if args.workers > 1 else [])]
+                timer = ["/usr/bin/time", "-f", "%M", "-o", str(folder / "rss")] if TIME.exists() else []
+                code, wall, _, out = yardstick.timed([*timer, *cmd], timeout=args.limit + GRACE, core=core)
                 if code is None or not saved.exists():
                     print(f"| {seed} | {'killed' if code is None else f'exit {code}'} | | | | |", flush=True)
                     failures += code is not None and code != 3
@@ -75,8 +82,13 @@ def main() -> int:
                 scores.append(verdict.score)
                 rate = data["counters"].get("nodes_per_s") or data["counters"].get("nodes_per_second") or 0.0
                 last = data["history"][-1][0] if data["history"] else 0.0
+                c = data["counters"]
+                beams = c.get("beam_score", "")
+                added = f"+{c['repair_gain']}" if "repair_gain" in c else ""
+                rss = (folder / "rss").read_text().split()[-1] if (folder / "rss").exists() else ""
+                peak = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else ""  # of the largest process (chains: one)
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
-                      f"{float(rate) / 1e6:.2f} |", flush=True)
+                      f"{float(rate) / 1e6:.2f} | {beams} | {added} | {peak} |", flush=True)
                 if overall is None or verdict.score > overall[0]:
                     overall = (verdict.score, puzzle, board, f"{backend} seed {seed}")
             if scores:

@@ -40,7 +40,7 @@ from edgematch.solvers.processes import ChildDied
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
-BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order"}, {"start", "breaks", "double", "unit"}
+BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order", "repair", "beam_share"}, {"start", "breaks", "double", "unit"}
 
 
 def _best_options_problem(options: dict) -> str | None:
@@ -87,11 +87,13 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double", "search", "width", "fanout")
+    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double", "search", "width", "fanout",
+               "repair", "beam_share")
     defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
-                "width": "doubling (best beam)", "fanout": "8 (best beam)"}
+                "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
+                "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
@@ -108,7 +110,7 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
-        best_only = {"start", "breaks", "double", "search", "width", "fanout"}
+        best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
         if task.question == "best":
             problem = _best_options_problem(task.options)
             if problem:

@@ -1,5 +1,5 @@
-"""Beam search for the native backend's ``best`` (``-O search=beam``): the field's strongest single-core
-approach on Eternity II-like boards (issue 23, part 1).
+"""Beam search and repair for the native backend's ``best`` (``-O search=beam``): the field's strongest
+single-core approach on Eternity II-like boards (issue 23, parts 1 and 2).
 
 The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows
 column by column; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
@@ -11,10 +11,15 @@ shuffled). Legal placements come from :func:`~edgematch.solvers.native.best.buil
 candidates showing the frame exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so
 every break is an inner seam.
 
-Anytime: successive beams until the time limit, each better complete board re-scored by the checker and
-streamed at once through ``task.on_improve``. Without a ``width`` option the first beam is 1,000 wide and
-each next one twice as wide, or as wide as the time left allows at the rate measured so far (never past
-the memory bound); with ``width=N`` every beam is N wide and reseeded. The time limit is checked between
+Anytime: successive beams, each better complete board re-scored by the checker and streamed at once
+through ``task.on_improve``. Without a ``width`` option the first beam is 1,000 wide and each next one
+twice as wide, or as wide as the beam stage's time left allows at the rate measured so far (never past the
+memory bound); with ``width=N`` every beam is N wide and reseeded. The beams end at ``beam_share`` (0.7) of
+the time limit or after the doubling's 128,000-wide beam, whichever comes first; the rest of the time
+repairs the best board (``repair=off``: beams until the time limit): see :func:`_repair` and
+:mod:`~edgematch.solvers.native.repair`. Result counters say which stage found each improvement
+(``improved_by_beam``, ``improved_by_repair``), the score the beams left (``beam_score``) and what the
+repair added (``repair_gain``), with the repair's figures per operator. The time limit is checked between
 chunks of states of about 50 ms. Between chunks the first-solution search gets a fifth of the time, as in
 the depth-first ``best`` (:class:`~edgematch.solvers.native.best._ExactShare`): a board whose full
 solution is in reach gets it, which the beam's seam-by-seam scoring may miss.
