@@ -6,6 +6,7 @@ Every error edgematch raises on purpose subclasses :class:`EdgematchError`; anyt
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 from collections.abc import Callable
@@ -16,6 +17,7 @@ ECHO_LIMIT = 40  # characters of a token an error line echoes back
 _RUN_LIMIT = 120  # a run without spaces longer than this in a message is cut (a safety net for echoed input)
 _MESSAGE_LIMIT = 1000  # characters of a message, at most
 _LONG_RUN = re.compile(rf"\S{{{_RUN_LIMIT + 1},}}")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def quoted(text: str, limit: int = ECHO_LIMIT) -> str:
@@ -51,12 +53,17 @@ def _toml_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return json.dumps(value)  # a TOML basic string: quotes, backslashes and control characters escaped
     if isinstance(value, list):
         return "[" + ", ".join(_toml_text(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_toml_text(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_text(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def _toml_key(key: str) -> str:
+    """A table key as TOML writes it: bare when it can be, else quoted."""
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
 
 
 def tidy(message: str) -> str:
