@@ -159,6 +159,25 @@ def test_the_policy_regenerates_from_a_bench_database(smoke_db, tmp_path):
     assert all(r["question"] == "first" for r in made.rules)
 
 
+def test_policy_keep_carries_over_the_questions_not_measured(smoke_db, tmp_path):
+    """The smoke sessions measure first only: with --keep the shipped best rules stay, with their source,
+    and the file says the command that made it."""
+    shipped = load_policy(Path(edgematch.solvers.__file__).parent / "policy.toml")
+    target = tmp_path / "policy.toml"
+    result = runner.invoke(app, ["policy", "--db", str(smoke_db), "-o", str(target), "--keep",
+                                 str(Path(edgematch.solvers.__file__).parent / "policy.toml")])
+    assert result.exit_code == 0, result.output
+    made = load_policy(target)
+    best = [r for r in made.rules if r["question"] == "best"]
+    assert best and best == [r for r in shipped.rules if r["question"] == "best"]
+    assert made.source_of("best") == shipped.source_of("best")
+    assert {r["question"] for r in made.rules} == {"first", "best"}
+    assert made.source_of("first")["suite"] == "smoke"
+    assert "#   edgematch policy --db " in target.read_text() and " --keep " in target.read_text()
+    alone = runner.invoke(app, ["policy", "--db", str(smoke_db), "-o", str(tmp_path / "alone.toml")])
+    assert alone.exit_code == 0 and {r["question"] for r in load_policy(tmp_path / "alone.toml").rules} == {"first"}
+
+
 def test_solve_explain_names_the_choice():
     result = runner.invoke(app, ["solve", str(EXAMPLES / "insects.em"), "--explain"])
     assert result.exit_code == 0, result.output

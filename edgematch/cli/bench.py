@@ -606,25 +606,32 @@ def policy_command(
     cite: Annotated[str | None, typer.Option(help="Where readers find the results, as the policy names it "
                                              "(e.g. the curated exports in benchmarks/results; default: the --db "
                                              "file name).")] = None,
+    keep: Annotated[Path | None, typer.Option(
+        "--keep", help="A policy file whose rules for the questions these sessions did not measure are carried "
+        "over (e.g. add best rules to the shipped policy without dropping its first rules).")] = None,
 ) -> None:
     """Derive the auto policy from bench sessions: per question, puzzle kind and size, the backend (or a
-    two-backend portfolio) with the lowest PAR2."""
+    two-backend portfolio) with the lowest PAR2 (question best: the highest mean score)."""
+    import shlex
+
     from edgematch.bench.policy import default_policy_path, load_sessions, policy_text
     from edgematch.bench.store import Store
-    from edgematch.solvers.policy import POLICY_ENV
+    from edgematch.solvers.policy import POLICY_ENV, load_policy
 
     with reported():
         _existing(db)
+        kept = load_policy(keep) if keep is not None else None
         with Store(db) as store:
             ids = session or [store.session().id]
             sessions = load_sessions(store, ids)
-        text = policy_text(sessions, cite or db.name, str(db))
+        words = ["edgematch", "policy", "--db", str(db), *(x for n in ids for x in ("--session", str(n))),
+                 "--keep", str(keep), *(["--cite", cite] if cite else []), *(["-o", str(output)] if output else [])]
+        command = shlex.join(words) if kept is not None else ""
+        text = policy_text(sessions, cite or db.name, str(db), keep=kept, command=command)
         target = output or default_policy_path()
         if output is None:  # the user config directory may not exist yet
             target.parent.mkdir(parents=True, exist_ok=True)
         save(target, text)
-        from edgematch.solvers.policy import load_policy
-
         rules = load_policy(target).rules
         table = _table(Text(f"{len(rules)} rules from session(s) {', '.join(map(str, ids))} of {db}"))
         for name in ("question", "kind", "up to", "backend"):
