@@ -225,12 +225,13 @@ class _Gathered:
 
 def warm_up() -> None:
     """Load the searches' compiled code before the fork, so no chain spends its time loading it."""
-    from edgematch.solvers.native import beam, best
+    from edgematch.solvers.native import beam, best, repair
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
     best.ensure_compiled()
     beam.ensure_compiled()
+    repair.ensure_compiled()
 
 
 def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
