@@ -62,6 +62,8 @@ STOP_GRACE = 0.3  # after a Ctrl-C is passed on, for chains to report; then they
 POLL_SECONDS = 0.1  # how often the parent (or the cluster's client) updates the live line and looks around
 RELAY_SECONDS = 0.5  # on a cluster: how often a task reads the client's best board and stop event
 SUMMED = ("states", "children", "beams", "nodes", "restarts")  # counters of the chains that add up
+STAGES = ("beam_score", "repair_gain", "improved_by_beam", "improved_by_repair", "adopted", "tail_beams",
+          "repair_moves")  # the beam-and-repair search's figures, kept per chain
 RATES = ("states_per_s", "nodes_per_s")  # rates that add up over chains running side by side
 
 
@@ -148,6 +150,10 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
     worker of a local cluster does, and a fork inherits that)."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     own_group()
+    if task.cluster is None and task.workers > 1:  # the chains of one machine share its memory bound
+        from edgematch.solvers.native import beam
+
+        beam.MEMORY_CAP //= task.workers
 
     def improve(board: Solution, score: int) -> None:
         with _ctrl_c_held():
@@ -335,9 +341,13 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Gathered, stopped
         score = got.finals[i].score if i in got.finals else None
         if score is not None:
             counters[f"chain{i}_score"] = score
-        for key in ("states", "nodes", *RATES):
+        for key in ("states", "nodes", *RATES, *STAGES):
             if isinstance(c.get(key), int | float):
                 counters[f"chain{i}_{key}"] = c[key]
+    beams = [r.counters["beam_score"] for r in finals if isinstance(r.counters.get("beam_score"), int | float)]
+    if beams and got.board is not None:  # what the beams of all chains reached, and what repair added to it
+        counters["beam_score"] = max(beams)
+        counters["repair_gain"] = max(0, got.score - max(beams))
     counters["chains"] = chains
     if got.lost:
         counters["chains_lost"] = len(got.lost)
