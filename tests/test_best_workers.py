@@ -23,7 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 import edgematch
-from edgematch.cli.best import hints_kept, regime
+from edgematch.cli.best import hints_kept
 from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
@@ -31,6 +31,7 @@ from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native import chains
 from edgematch.solvers.native.best import admissible_board
+from edgematch.solvers.policy import regime
 
 psutil = pytest.importorskip("psutil")
 

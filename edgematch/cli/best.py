@@ -54,6 +54,7 @@ from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status
 from edgematch.solvers import best as best_board
 from edgematch.solvers.api import BEST_TIME_LIMIT
+from edgematch.solvers.policy import regime
 from edgematch.solvers.processes import INTERRUPTED
 
 
@@ -142,11 +143,6 @@ def hints_kept(puzzle: Puzzle, board: Solution) -> int:
     them all today; counted from the board so that a mode dropping hints could not claim them)."""
     broken = {v.cell for v in check(puzzle, board).violations if v.kind == "hint"}
     return len(puzzle.hints) - len(broken)
-
-
-def regime(kept: int) -> str:
-    """The clue regime a score is reported under, as the community says it: "5 hints", "1 hint", "no hints"."""
-    return "no hints" if kept == 0 else "1 hint" if kept == 1 else f"{kept} hints"
 
 
 def _chains_row(counters: dict[str, Any]) -> str | None:
