@@ -42,6 +42,21 @@ def test_the_default_portfolio_answers_best_with_the_members_that_can():
     assert "dropped" not in result.options  # the caller named no member: nothing to explain
 
 
+@pytest.mark.parametrize("question", ["best", "first"])
+def test_no_member_outlives_the_call_even_one_that_reported(question):
+    """Members that sent their last word were left to exit on their own: right after the call one could
+    still be running, or stay a zombie. Every member is reaped before the call returns."""
+    psutil = pytest.importorskip("psutil")
+    small, _ = generate(GeneratorSpec(3, 3, colours=3, framed=False, seed=2))  # every member answers at once
+    for _ in range(3):
+        if question == "best":
+            result = edgematch.best(small, backend="portfolio", time_limit=10)
+        else:
+            result = edgematch.solve(small, backend="portfolio", time_limit=10)
+        assert result.solutions
+        assert psutil.Process().children(recursive=True) == []
+
+
 def test_a_named_member_that_cannot_answer_is_dropped_and_named():
     result = edgematch.best(E2_8, backend="portfolio:native+cpsat:table", time_limit=1)
     assert result.options["members"] == "native"

@@ -116,6 +116,7 @@ class PortfolioBackend(Backend):
         started = time.monotonic()
         deadline = None if task.time_limit is None else started + task.time_limit
         running: dict[Any, tuple[str, Any]] = {}
+        processes: list[Any] = []  # every member started, reported or not: all are reaped before the call returns
         winner: Result | None = None
         spent: list[Result] = []
         streamed: list[Result] = []  # best: the best board any member streamed
@@ -129,6 +130,7 @@ class PortfolioBackend(Backend):
                 mine = replace(task, progress=None)
                 process = ctx.Process(target=_member, args=(send, member, puzzle, mine, deadline))
                 running[receive] = (member.full_name, process)
+                processes.append(process)
                 try:
                     start(process)
                     adopt(process.pid)
@@ -144,11 +146,13 @@ class PortfolioBackend(Backend):
                     interrupt_group(process.pid)
                 with contextlib.suppress(KeyboardInterrupt):
                     winner = _race(puzzle, running, spent, time.monotonic() + STOP_GRACE, task, streamed)[0]
-            for _, process in running.values():
-                kill_group(process.pid)  # a member that never started has pid None: nothing to kill
-            for receive, (_, process) in running.items():
+            for process in processes:  # those that reported are done: none outlives the call
+                if process.pid is not None and process.exitcode is None:
+                    kill_group(process.pid)  # a member that never started has pid None: nothing to kill
+            for process in processes:
                 if process.pid is not None:
                     process.join(timeout=5)
+            for receive in running:
                 receive.close()
         took = time.monotonic() - started
         killed = [n for n, _ in running.values()]
