@@ -4,6 +4,13 @@ gives the same board, and the stage reports which stage and operator found each 
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -156,3 +163,30 @@ def test_a_bad_beam_share_is_one_line(value):
     puzzle, _ = generate(GeneratorSpec(8, 8, like="e2", hint=True, seed=4))
     with pytest.raises(edgematch.UsageError, match="beam_share"):
         edgematch.best(puzzle, backend="native", time_limit=1, search="beam", beam_share=value)
+
+
+def test_kill_9_in_the_repair_stage_keeps_the_last_saved_board(tmp_path):
+    """The beams get a twentieth of the time, so the kill lands in the repair: the file holds a whole,
+    admissible board, better than the first (admissible) one, scored as the checker scores it."""
+    puzzle, _ = generate(GeneratorSpec(12, 12, like="e2", hint=True, seed=2))
+    puzzle_file = tmp_path / "e2.em"
+    edgematch.write_puzzle(puzzle, puzzle_file)
+    saved = tmp_path / "best.emsol"
+    script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
+    proc = subprocess.Popen([sys.executable, "-c", script, "best", str(puzzle_file), "-b", "native", "-t", "60",
+                             "-O", "beam_share=0.05", "--save", str(saved)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            cwd=Path(__file__).resolve().parent.parent)
+    deadline = time.monotonic() + 60
+    while not saved.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(5.0)  # past the beams (3 s of 60), into the repair
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    board = edgematch.read_solution(saved, puzzle=puzzle)
+    verdict = check(puzzle, board)
+    first = admissible_board(puzzle)
+    assert first is not None
+    assert verdict.admissible and verdict.score > check(puzzle, first).score
+    others = {p.name for p in tmp_path.iterdir()} - {"e2.em", "best.emsol"}
+    assert all(name.endswith(".tmp") for name in others)  # at most a temporary file the kill cut short

@@ -20,9 +20,9 @@ repairs the best board (``repair=off``: beams until the time limit): see :func:`
 :mod:`~edgematch.solvers.native.repair`. Result counters say which stage found each improvement
 (``improved_by_beam``, ``improved_by_repair``), the score the beams left (``beam_score``) and what the
 repair added (``repair_gain``), with the repair's figures per operator. The time limit is checked between
-chunks of states of about 50 ms. Between chunks the first-solution search gets a fifth of the time, as in
-the depth-first ``best`` (:class:`~edgematch.solvers.native.best._ExactShare`): a board whose full
-solution is in reach gets it, which the beam's seam-by-seam scoring may miss.
+chunks of states of about 50 ms. Between chunks the first-solution search gets a fifth of the time (a
+twentieth after 30 s), as in the depth-first ``best`` (:class:`~edgematch.solvers.native.best._ExactShare`):
+a board whose full solution is in reach gets it, which the beam's seam-by-seam scoring may miss.
 
 Memory of one beam, in bytes, with ``P`` positions, ``T`` tile types, frontier ring ``R`` (the farthest
 back a key looks: the width of the board for ``row``, up to twice that for ``comb``), width ``W`` and
