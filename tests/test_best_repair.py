@@ -20,7 +20,8 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.native import repair_kernel as K
 from edgematch.solvers.native.best import admissible_board
-from edgematch.solvers.native.repair import OPERATORS, Repairer, first_broken_row, repair_tables, tail_rebeam
+from edgematch.solvers.native.repair import OPERATORS, Repairer, repair_tables
+from edgematch.solvers.native.stages import first_broken_row, tail_rebeam
 from tests.test_best_beam import BOARDS
 
 

@@ -129,7 +129,7 @@ def test_the_incumbent_crosses_the_fork_and_only_a_whole_checked_board_is_read()
 
 def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
     """Chain 0 finds a board; chain 1, polling ``task.incumbent`` as a repair stage would, gets exactly it."""
-    from edgematch.solvers.native import beam
+    from edgematch.solvers.native import stages
 
     seen = tmp_path / "seen.json"
 
@@ -147,7 +147,7 @@ def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
             seen.write_text(json.dumps([found[1], chains.flat(found[0])]))
         return Result("native", Status.TIMEOUT, [board], score=score)
 
-    monkeypatch.setattr(beam, "run_beam", fake)
+    monkeypatch.setattr(stages, "run_beam", fake)
     result = edgematch.best(E2_8, backend="native", workers=2, time_limit=15)
     score, values = json.loads(seen.read_text())
     assert (score, values) == (result.score, chains.flat(result.solution))

@@ -156,7 +156,7 @@ class NativeBackend(Backend):
                 return chains.run_cluster_chains(self, puzzle, task) if task.cluster is not None else \
                     chains.run_chains(self, puzzle, task)
             if best_search(puzzle, given) == "beam":
-                from edgematch.solvers.native.beam import run_beam
+                from edgematch.solvers.native.stages import run_beam
 
                 result = run_beam(puzzle, task, given)
             else:

@@ -1,5 +1,5 @@
-"""Beam search and repair for the native backend's ``best`` (``-O search=beam``): the field's strongest
-single-core approach on Eternity II-like boards (issue 23, parts 1 and 2).
+"""Beam search for the native backend's ``best`` (``-O search=beam``): the field's strongest single-core
+approach on Eternity II-like boards (issue 23, part 1).
 
 The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows
 column by column; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
@@ -11,18 +11,10 @@ shuffled). Legal placements come from :func:`~edgematch.solvers.native.best.buil
 candidates showing the frame exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so
 every break is an inner seam.
 
-Anytime: successive beams, each better complete board re-scored by the checker and streamed at once
-through ``task.on_improve``. Without a ``width`` option the first beam is 1,000 wide and each next one
-twice as wide, or as wide as the beam stage's time left allows at the rate measured so far (never past the
-memory bound); with ``width=N`` every beam is N wide and reseeded. The beams end at ``beam_share`` (0.7) of
-the time limit or after the doubling's 128,000-wide beam, whichever comes first; the rest of the time
-repairs the best board (``repair=off``: beams until the time limit): see :func:`_repair` and
-:mod:`~edgematch.solvers.native.repair`. Result counters say which stage found each improvement
-(``improved_by_beam``, ``improved_by_repair``), the score the beams left (``beam_score``) and what the
-repair added (``repair_gain``), with the repair's figures per operator. The time limit is checked between
-chunks of states of about 50 ms. Between chunks the first-solution search gets a fifth of the time (a
-twentieth after 30 s), as in the depth-first ``best`` (:class:`~edgematch.solvers.native.best._ExactShare`):
-a board whose full solution is in reach gets it, which the beam's seam-by-seam scoring may miss.
+Each call of :func:`beam` is one beam: its best complete board, scored by its breaks. The anytime runs
+(successive beams of doubling width, then repair) are :mod:`~edgematch.solvers.native.stages`. The time
+limit is checked between chunks of states of about 50 ms, where a ``pause`` callback (the first-solution
+search's share of the time) may also run.
 
 Memory of one beam, in bytes, with ``P`` positions, ``T`` tile types, frontier ring ``R`` (the farthest
 back a key looks: the width of the board for ``row``, up to twice that for ``comb``), width ``W`` and
@@ -40,23 +32,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.tiletypes import decode
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, on_off, whole
-from edgematch.solvers.native.best import BestTables, _ExactShare, admissible_board, build_best_tables
-from edgematch.solvers.native.repair import ensure_compiled as ensure_repair_compiled
+from edgematch.solvers.base import whole
+from edgematch.solvers.native.best import BestTables, build_best_tables
 
 ORDERS = ("comb", "row")
 FANOUT = 8
 FIRST_WIDTH = 1_000
 MEMORY_CAP = 1_536 * 2**20  # bytes one beam may take
 CHUNK_SECONDS = 0.05
-BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
-LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
-TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
-KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
 
 
 def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
@@ -214,17 +200,6 @@ def ensure_compiled() -> float:
     return time.perf_counter() - start
 
 
-def fraction(value: object, option: str) -> float:
-    """A number between 0 and 1, given as a number or as text (a bad one: UsageError)."""
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number <= 1.0:  # nan fails this too
-        raise UsageError(f"native backend: option {option} must be a number between 0 and 1, got {value!r}")
-    return number
-
-
 def beam_options(options: dict) -> tuple[int | None, int, str, int]:
     """``width`` (None: doubling), ``fanout``, ``order`` and ``seed``, checked (a bad one: UsageError)."""
     width = whole(options["width"], "width", least=1) if "width" in options else None
@@ -234,226 +209,3 @@ def beam_options(options: dict) -> tuple[int | None, int, str, int]:
         raise UsageError(f"native backend: beam order must be one of {', '.join(ORDERS)}, got {order!r}")
     seed = whole(options.get("seed", 0), "seed")
     return width, fanout, order, seed
-
-
-def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
-    """The native backend's ``best`` with ``search=beam``: beams (see the module docstring), then repair from
-    the best board (:mod:`~edgematch.solvers.native.repair`) for the rest of the time."""
-    t0 = time.perf_counter()
-    width, fanout, order, seed = beam_options(options)
-    repairing = on_off(options.get("repair", True))
-    share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
-    compile_s = ensure_compiled()  # before the first board is out: a Ctrl-C after it finds the search running
-    if repairing:
-        compile_s += ensure_repair_compiled()
-    name = "native"
-    max_score = puzzle.seam_count
-    first = admissible_board(puzzle)
-    if first is None:
-        return Result(name, Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
-                      message="no board keeps the frame and hints with these tiles", max_score=max_score)
-    run = _Anytime(puzzle, task, t0, first)
-    bt = BeamTables(puzzle, order)
-    if width is not None and bt.memory(width, fanout) > MEMORY_CAP:
-        raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
-                         f"GiB (at most {MEMORY_CAP / 2**30:.1f}); give a smaller width")
-    build = time.perf_counter() - t0
-    deadline = None if task.time_limit is None else t0 + task.time_limit
-    if not repairing:
-        beams_until, top = deadline, None
-    elif deadline is None:
-        beams_until, top = None, LADDER_TOP  # the doubling up to LADDER_TOP, then repair
-    else:
-        beams_until = t0 + share * task.time_limit  # type: ignore[operator]
-        top = None if width is not None else LADDER_TOP
-    run.proven = run.best_score == max_score or bt.t.positions == 0
-    began = time.perf_counter()
-    exact = _ExactShare(puzzle, seed) if not run.proven else None
-
-    def pause() -> None:
-        """The first-solution search's share of the time (as the dfs search gives it): a planted board
-        with a full solution in reach gets it."""
-        now = time.perf_counter()
-        if exact is not None and not exact.exhausted and exact.due(now - began):
-            solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
-            if solution is not None:
-                raise _Solved(solution)
-
-    try:
-        try:
-            _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
-            run.counters["beam_score"] = run.best_score
-            if repairing and not run.proven and not run.stopped:
-                _repair(puzzle, run, fanout, seed, deadline, pause)
-        except _Solved as solved:
-            run.offer(solved.board, "first-solution search")
-    except KeyboardInterrupt:
-        run.stopped = "interrupted"
-    seconds = time.perf_counter() - began
-    c = run.counters
-    per_s = c["states"] / seconds if seconds > 0 else 0.0
-    c.update(states_per_s=per_s, nodes_per_s=per_s, compile_s=compile_s)
-    return Result(
-        name, Status.SOLVED if run.proven else Status.TIMEOUT, [run.best_board], score=run.best_score,
-        max_score=max_score, history=run.history, timings=Timings(build=build, solve=seconds), counters=c,
-        options={"search": "beam", "width": width if width is not None else "doubling", "fanout": fanout,
-                 "order": order, "seed": seed, "repair": "on" if repairing else "off",
-                 "beam_share": share if repairing and deadline is not None else None},
-        message=run.stopped,
-    )
-
-
-class _Anytime:
-    """What one run has found so far: the best board (streamed through ``task.on_improve`` the moment it
-    is found), its history, the counters, and which stage found each improvement."""
-
-    def __init__(self, puzzle: Puzzle, task: Task, t0: float, first: Solution):
-        self.puzzle, self.task, self.t0 = puzzle, task, t0
-        self.best_board, self.best_score = first, check(puzzle, first).score
-        self.history = [(time.perf_counter() - t0, self.best_score)]
-        self.proven = False
-        self.stopped = ""
-        self.counters: dict[str, float] = {"states": 0, "children": 0, "beams": 0, "widest": 0,
-                                           "improved_by_beam": 0, "improved_by_repair": 0}
-        if task.on_improve is not None:
-            task.on_improve(first, self.best_score)
-
-    def offer(self, board: Solution, stage: str) -> bool:
-        """Keep ``board`` if the checker scores it higher than the best so far (and stream it); whether it did."""
-        score = check(self.puzzle, board).score
-        if score <= self.best_score:
-            return False
-        self.best_board, self.best_score = board, score
-        self.history.append((time.perf_counter() - self.t0, score))
-        key = f"improved_by_{stage.split(':')[0].replace(' ', '_').replace('-', '_')}"
-        self.counters[key] = self.counters.get(key, 0) + 1
-        if self.task.on_improve is not None:
-            self.task.on_improve(board, score)
-        self.proven = score == self.puzzle.seam_count
-        return True
-
-    def progress(self, moves: int) -> None:
-        if self.task.progress is not None:
-            self.task.progress({"score": self.best_score, "nodes": self.counters["states"] + moves,
-                                "restarts": self.counters["beams"], "elapsed": time.perf_counter() - self.t0})
-
-
-def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
-           until: float | None, deadline: float | None, top: int | None, pause: Callable[[], None]) -> None:
-    """Successive beams until ``until`` (or, without it, until the doubling passes ``top``; with neither,
-    until stopped); every better board offered to ``run``."""
-    cap = FIRST_WIDTH
-    while bt.memory(cap * 2, fanout) <= MEMORY_CAP:
-        cap *= 2
-    c = run.counters
-    w = width or FIRST_WIDTH
-    rate = 0.0  # width units per second, measured
-    while not run.proven:
-        if until is not None and width is None and rate > 0:
-            fits = int(rate * (until - time.perf_counter()) * 0.9)
-            w = max(min(w, fits), min(w, FIRST_WIDTH))
-        c["beams"] += 1
-        started = time.perf_counter()
-        try:
-            found = beam(bt, w, fanout, beam_seed(seed, int(c["beams"])), until, c, pause)  # type: ignore[arg-type]
-        except _Stop:
-            if deadline is not None and time.perf_counter() >= deadline:
-                run.stopped = "time limit"
-            break
-        took = time.perf_counter() - started
-        rate = w / took if took > 0 else rate
-        c["widest"] = max(c["widest"], w)
-        if found is not None:
-            run.offer(board_of(puzzle, bt, found[0]), "beam")
-        run.progress(0)
-        now = time.perf_counter()
-        if deadline is not None and now >= deadline:
-            run.stopped = "time limit"
-            break
-        if until is not None and now >= until or top is not None and w >= top:
-            break
-        if width is None:
-            w = min(w * 2, cap)
-
-
-def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
-            pause: Callable[[], None]) -> None:
-    """Repair from the best board until ``deadline`` (or until stopped), every better board offered to
-    ``run``: tail beams (the rows from about the first break down, filled again by a beam with the rest
-    fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.repair`), each drawn by what it found per
-    second so far; a board of another chain (``task.incumbent``) that beats ours is taken up at once."""
-    import random
-
-    from edgematch.solvers.native.repair import Repairer, first_broken_row, repair_tables, tail_cells, tail_rebeam
-
-    rng = random.Random(seed)
-    rep = Repairer(puzzle, repair_tables(puzzle), run.best_board, seed)
-    current = run.best_board
-    c = run.counters
-    spent = {"tail": 0.0, "kernel": 0.0}
-    gains = {"tail": 0, "kernel": 0}
-    prior = {"tail": 1.0, "kernel": 0.25}  # measured: tail beams found the gains (seed 1: +2 in 300 s), the kernel none
-    tail_rate = 0.0  # tail-beam states per second, measured
-    moves = 200
-    tails = 0
-
-    def adopt(board: Solution) -> None:
-        nonlocal current
-        current = board
-        rep.load(board)
-
-    try:
-        while not run.proven:
-            shared = run.task.incumbent() if run.task.incumbent is not None else None
-            if shared is not None and shared[1] > max(run.best_score, rep.best_score):
-                adopt(shared[0])
-                c["adopted"] = c.get("adopted", 0) + 1
-            weight = {k: (prior[k] + gains[k]) / (1 + spent[k]) for k in spent}
-            which = "tail" if rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
-            started = time.perf_counter()
-            if which == "tail":
-                broken = first_broken_row(puzzle, current)
-                if broken is None:
-                    break
-                row = max(0, min(broken + rng.randint(-3, 1), puzzle.height - 3))
-                cells = max(tail_cells(puzzle, row), 1)
-                width = TAIL_WIDTH
-                if deadline is not None and tail_rate > 0:  # a third of the time left at most
-                    width = max(min(width, int(tail_rate * (deadline - started) / 3 / cells)), 1_000)
-                tails += 1
-                try:
-                    board = tail_rebeam(puzzle, current, row, width, fanout, beam_seed(seed, 1_000_000 + tails),
-                                        deadline, c)
-                except _Stop:
-                    run.stopped = "time limit"
-                    break
-                tail_rate = width * cells / max(time.perf_counter() - started, 1e-6)
-                if board is not None:
-                    score = check(puzzle, board).score
-                    if score >= check(puzzle, current).score and board != current:
-                        if run.offer(board, "repair:tail"):
-                            gains["tail"] += 1
-                        adopt(board)
-            else:
-                until = started + KERNEL_SECONDS
-                while time.perf_counter() < until and not run.proven:
-                    done = rep.moves
-                    began = time.perf_counter()
-                    if rep.run(moves) and run.offer(rep.best_board(), "repair:kernel"):
-                        gains["kernel"] += 1
-                        current = run.best_board
-                    took = time.perf_counter() - began
-                    if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
-                        moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        break
-            spent[which] += time.perf_counter() - started
-            run.progress(rep.moves)
-            if deadline is not None and time.perf_counter() >= deadline:
-                run.stopped = "time limit"
-                break
-            pause()
-    finally:
-        c.update(repair_moves=rep.moves, repair_cycles=rep.cycles, repair_capped=int(rep.state[3]), tail_beams=tails,
-                 tail_seconds=round(spent["tail"], 3), kernel_seconds=round(spent["kernel"], 3),
-                 repair_gain=run.best_score - c.get("beam_score", run.best_score), **rep.found_by())

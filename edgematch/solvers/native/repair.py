@@ -16,13 +16,12 @@ checker; the kernel's own score is only a guide.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from edgematch.core.model import SIDES, Hint, Puzzle, Solution
+from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.solvers.native.tables import cell_class, norm, shows_class
 
@@ -209,49 +208,3 @@ def ensure_compiled() -> float:
     Repairer(tiny, repair_tables(tiny), board, 0).run(200)
     _compiled = True
     return time.perf_counter() - start
-
-
-def pinned(puzzle: Puzzle, board: Solution, freed: set[int]) -> Puzzle:
-    """``puzzle`` with every cell of ``board`` outside ``freed`` fixed as a hint: the sub-problem a repair
-    re-solves. Not validated as a puzzle (the pinned cells' seams may break, which hints may not); only the
-    beam's tables read it, and the boards it yields are scored against ``puzzle``."""
-    hinted = {h.cell for h in puzzle.hints}
-    sub = object.__new__(Puzzle)
-    for f in dataclasses.fields(Puzzle):
-        object.__setattr__(sub, f.name, getattr(puzzle, f.name))
-    extra = tuple(Hint(c, p.tile, p.rotation) for c, p in enumerate(board.cells) if c not in freed and c not in hinted)
-    object.__setattr__(sub, "hints", puzzle.hints + extra)
-    return sub
-
-
-def first_broken_row(puzzle: Puzzle, board: Solution) -> int | None:
-    """The first row with a broken seam inside it or on its south side; None for a full solution."""
-    grid = board.grid(puzzle)
-    for c in range(puzzle.size):
-        for s in (1, 2):
-            m = puzzle.neighbour(c, s)
-            if m is not None and not puzzle.matches(grid[c][s], grid[m][(s + 2) % 4]):
-                return c // puzzle.width
-    return None
-
-
-def tail_cells(puzzle: Puzzle, first_row: int) -> int:
-    """How many free cells a tail from ``first_row`` holds."""
-    hinted = {h.cell for h in puzzle.hints}
-    return sum(1 for c in range(first_row * puzzle.width, puzzle.size) if c not in hinted)
-
-
-def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
-                deadline: float | None, counters: dict) -> Solution | None:
-    """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
-    order) with the rest of ``board`` fixed: the beam's best board (better, equal or worse than ``board``),
-    or None when it found no complete board. Raises the beam's stop at ``deadline``."""
-    from edgematch.solvers.native.beam import BeamTables, beam, board_of
-
-    freed = set(range(first_row * puzzle.width, puzzle.size))
-    sub = pinned(puzzle, board, freed)
-    bt = BeamTables(sub, "comb")
-    if bt.t.positions == 0:
-        return None
-    found = beam(bt, width, fanout, seed, deadline, counters)
-    return None if found is None else board_of(sub, bt, found[0])

@@ -1,0 +1,326 @@
+"""The anytime driver of native ``best`` on boards above 25 free cells (issue 23): beams, then repair.
+
+:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.beam`) for ``beam_share`` (0.7) of
+the time limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board
+for the rest (``repair=off``: beams until the time limit). The repair draws, by what each found per second so
+far, between *tail beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a
+wide beam with the rest of the board pinned; the beam fills the board top down, so its breaks gather in the
+last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.repair`. Every
+better board is re-scored by the checker and streamed through ``task.on_improve`` at once; a better board of
+another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. Counters say which stage
+found each improvement (``improved_by_beam``, ``improved_by_repair``), the score the beams left
+(``beam_score``), what the repair added (``repair_gain``), and the repair's figures per operator.
+
+Measured (E2-like 16x16 with the centre hint, seed 1, one core): the tail beams took 457 to 459 within 80 s
+of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 2``) reached 461 at 138 s of
+1,800 s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+from edgematch.core.checker import check
+from edgematch.core.model import Hint, Puzzle, Solution
+from edgematch.errors import UsageError
+from edgematch.solvers.base import Result, Status, Task, Timings, on_off
+from edgematch.solvers.native.beam import (
+    CHUNK_SECONDS,
+    FIRST_WIDTH,
+    MEMORY_CAP,
+    BeamTables,
+    _Solved,
+    _Stop,
+    beam,
+    beam_options,
+    beam_seed,
+    board_of,
+)
+from edgematch.solvers.native.beam import ensure_compiled as ensure_beam_compiled
+from edgematch.solvers.native.best import _ExactShare, admissible_board
+from edgematch.solvers.native.repair import ensure_compiled as ensure_repair_compiled
+
+BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
+LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
+TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
+KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
+
+
+def fraction(value: object, option: str) -> float:
+    """A number between 0 and 1, given as a number or as text (a bad one: UsageError)."""
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # nan fails this too
+        raise UsageError(f"native backend: option {option} must be a number between 0 and 1, got {value!r}")
+    return number
+
+
+def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
+    """The native backend's ``best`` with ``search=beam``: beams (see the module docstring), then repair from
+    the best board (:mod:`~edgematch.solvers.native.repair`) for the rest of the time."""
+    t0 = time.perf_counter()
+    width, fanout, order, seed = beam_options(options)
+    repairing = on_off(options.get("repair", True))
+    share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
+    compile_s = ensure_beam_compiled()  # before the first board is out: a Ctrl-C after it finds the search running
+    if repairing:
+        compile_s += ensure_repair_compiled()
+    name = "native"
+    max_score = puzzle.seam_count
+    first = admissible_board(puzzle)
+    if first is None:
+        return Result(name, Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
+                      message="no board keeps the frame and hints with these tiles", max_score=max_score)
+    run = _Anytime(puzzle, task, t0, first)
+    bt = BeamTables(puzzle, order)
+    if width is not None and bt.memory(width, fanout) > MEMORY_CAP:
+        raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
+                         f"GiB (at most {MEMORY_CAP / 2**30:.1f}); give a smaller width")
+    build = time.perf_counter() - t0
+    deadline = None if task.time_limit is None else t0 + task.time_limit
+    if not repairing:
+        beams_until, top = deadline, None
+    elif deadline is None:
+        beams_until, top = None, LADDER_TOP  # the doubling up to LADDER_TOP, then repair
+    else:
+        beams_until = t0 + share * task.time_limit  # type: ignore[operator]
+        top = None if width is not None else LADDER_TOP
+    run.proven = run.best_score == max_score or bt.t.positions == 0
+    began = time.perf_counter()
+    exact = _ExactShare(puzzle, seed) if not run.proven else None
+
+    def pause() -> None:
+        """The first-solution search's share of the time (as the dfs search gives it): a planted board
+        with a full solution in reach gets it."""
+        now = time.perf_counter()
+        if exact is not None and not exact.exhausted and exact.due(now - began):
+            solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
+            if solution is not None:
+                raise _Solved(solution)
+
+    try:
+        try:
+            _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
+            run.counters["beam_score"] = run.best_score
+            if repairing and not run.proven and not run.stopped:
+                _repair(puzzle, run, fanout, seed, deadline, pause)
+        except _Solved as solved:
+            run.offer(solved.board, "first-solution search")
+    except KeyboardInterrupt:
+        run.stopped = "interrupted"
+    seconds = time.perf_counter() - began
+    c = run.counters
+    per_s = c["states"] / seconds if seconds > 0 else 0.0
+    c.update(states_per_s=per_s, nodes_per_s=per_s, compile_s=compile_s)
+    return Result(
+        name, Status.SOLVED if run.proven else Status.TIMEOUT, [run.best_board], score=run.best_score,
+        max_score=max_score, history=run.history, timings=Timings(build=build, solve=seconds), counters=c,
+        options={"search": "beam", "width": width if width is not None else "doubling", "fanout": fanout,
+                 "order": order, "seed": seed, "repair": "on" if repairing else "off",
+                 "beam_share": share if repairing and deadline is not None else None},
+        message=run.stopped,
+    )
+
+
+class _Anytime:
+    """What one run has found so far: the best board (streamed through ``task.on_improve`` the moment it
+    is found), its history, the counters, and which stage found each improvement."""
+
+    def __init__(self, puzzle: Puzzle, task: Task, t0: float, first: Solution):
+        self.puzzle, self.task, self.t0 = puzzle, task, t0
+        self.best_board, self.best_score = first, check(puzzle, first).score
+        self.history = [(time.perf_counter() - t0, self.best_score)]
+        self.proven = False
+        self.stopped = ""
+        self.counters: dict[str, float] = {"states": 0, "children": 0, "beams": 0, "widest": 0,
+                                           "improved_by_beam": 0, "improved_by_repair": 0}
+        if task.on_improve is not None:
+            task.on_improve(first, self.best_score)
+
+    def offer(self, board: Solution, stage: str) -> bool:
+        """Keep ``board`` if the checker scores it higher than the best so far (and stream it); whether it did."""
+        score = check(self.puzzle, board).score
+        if score <= self.best_score:
+            return False
+        self.best_board, self.best_score = board, score
+        self.history.append((time.perf_counter() - self.t0, score))
+        key = f"improved_by_{stage.split(':')[0].replace(' ', '_').replace('-', '_')}"
+        self.counters[key] = self.counters.get(key, 0) + 1
+        if self.task.on_improve is not None:
+            self.task.on_improve(board, score)
+        self.proven = score == self.puzzle.seam_count
+        return True
+
+    def progress(self, moves: int) -> None:
+        if self.task.progress is not None:
+            self.task.progress({"score": self.best_score, "nodes": self.counters["states"] + moves,
+                                "restarts": self.counters["beams"], "elapsed": time.perf_counter() - self.t0})
+
+
+def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
+           until: float | None, deadline: float | None, top: int | None, pause: Callable[[], None]) -> None:
+    """Successive beams until ``until`` (or, without it, until the doubling passes ``top``; with neither,
+    until stopped); every better board offered to ``run``."""
+    cap = FIRST_WIDTH
+    while bt.memory(cap * 2, fanout) <= MEMORY_CAP:
+        cap *= 2
+    c = run.counters
+    w = width or FIRST_WIDTH
+    rate = 0.0  # width units per second, measured
+    while not run.proven:
+        if until is not None and width is None and rate > 0:
+            fits = int(rate * (until - time.perf_counter()) * 0.9)
+            w = max(min(w, fits), min(w, FIRST_WIDTH))
+        c["beams"] += 1
+        started = time.perf_counter()
+        try:
+            found = beam(bt, w, fanout, beam_seed(seed, int(c["beams"])), until, c, pause)  # type: ignore[arg-type]
+        except _Stop:
+            if deadline is not None and time.perf_counter() >= deadline:
+                run.stopped = "time limit"
+            break
+        took = time.perf_counter() - started
+        rate = w / took if took > 0 else rate
+        c["widest"] = max(c["widest"], w)
+        if found is not None:
+            run.offer(board_of(puzzle, bt, found[0]), "beam")
+        run.progress(0)
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            run.stopped = "time limit"
+            break
+        if until is not None and now >= until or top is not None and w >= top:
+            break
+        if width is None:
+            w = min(w * 2, cap)
+
+
+def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
+            pause: Callable[[], None]) -> None:
+    """Repair from the best board until ``deadline`` (or until stopped), every better board offered to
+    ``run``: tail beams (the rows from about the first break down, filled again by a beam with the rest
+    fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.repair`), each drawn by what it found per
+    second so far; a board of another chain (``task.incumbent``) that beats ours is taken up at once."""
+    import random
+
+    from edgematch.solvers.native.repair import Repairer, repair_tables
+
+    rng = random.Random(seed)
+    rep = Repairer(puzzle, repair_tables(puzzle), run.best_board, seed)
+    current = run.best_board
+    c = run.counters
+    spent = {"tail": 0.0, "kernel": 0.0}
+    gains = {"tail": 0, "kernel": 0}
+    prior = {"tail": 1.0, "kernel": 0.25}  # measured: tail beams found the gains (seed 1: +2 in 300 s), the kernel none
+    tail_rate = 0.0  # tail-beam states per second, measured
+    moves = 200
+    tails = 0
+
+    def adopt(board: Solution) -> None:
+        nonlocal current
+        current = board
+        rep.load(board)
+
+    try:
+        while not run.proven:
+            shared = run.task.incumbent() if run.task.incumbent is not None else None
+            if shared is not None and shared[1] > max(run.best_score, rep.best_score):
+                adopt(shared[0])
+                c["adopted"] = c.get("adopted", 0) + 1
+            weight = {k: (prior[k] + gains[k]) / (1 + spent[k]) for k in spent}
+            which = "tail" if rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
+            started = time.perf_counter()
+            if which == "tail":
+                broken = first_broken_row(puzzle, current)
+                if broken is None:
+                    break
+                row = max(0, min(broken + rng.randint(-3, 1), puzzle.height - 3))
+                cells = max(tail_cells(puzzle, row), 1)
+                width = TAIL_WIDTH
+                if deadline is not None and tail_rate > 0:  # a third of the time left at most
+                    width = max(min(width, int(tail_rate * (deadline - started) / 3 / cells)), 1_000)
+                tails += 1
+                try:
+                    board = tail_rebeam(puzzle, current, row, width, fanout, beam_seed(seed, 1_000_000 + tails),
+                                        deadline, c)
+                except _Stop:
+                    run.stopped = "time limit"
+                    break
+                tail_rate = width * cells / max(time.perf_counter() - started, 1e-6)
+                if board is not None:
+                    score = check(puzzle, board).score
+                    if score >= check(puzzle, current).score and board != current:
+                        if run.offer(board, "repair:tail"):
+                            gains["tail"] += 1
+                        adopt(board)
+            else:
+                until = started + KERNEL_SECONDS
+                while time.perf_counter() < until and not run.proven:
+                    done = rep.moves
+                    began = time.perf_counter()
+                    if rep.run(moves) and run.offer(rep.best_board(), "repair:kernel"):
+                        gains["kernel"] += 1
+                        current = run.best_board
+                    took = time.perf_counter() - began
+                    if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
+                        moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        break
+            spent[which] += time.perf_counter() - started
+            run.progress(rep.moves)
+            if deadline is not None and time.perf_counter() >= deadline:
+                run.stopped = "time limit"
+                break
+            pause()
+    finally:
+        c.update(repair_moves=rep.moves, repair_cycles=rep.cycles, repair_capped=int(rep.state[3]), tail_beams=tails,
+                 tail_seconds=round(spent["tail"], 3), kernel_seconds=round(spent["kernel"], 3),
+                 repair_gain=run.best_score - c.get("beam_score", run.best_score), **rep.found_by())
+
+
+def pinned(puzzle: Puzzle, board: Solution, freed: set[int]) -> Puzzle:
+    """``puzzle`` with every cell of ``board`` outside ``freed`` fixed as a hint: the sub-problem a repair
+    re-solves. Not validated as a puzzle (the pinned cells' seams may break, which hints may not); only the
+    beam's tables read it, and the boards it yields are scored against ``puzzle``."""
+    hinted = {h.cell for h in puzzle.hints}
+    sub = object.__new__(Puzzle)
+    for f in dataclasses.fields(Puzzle):
+        object.__setattr__(sub, f.name, getattr(puzzle, f.name))
+    extra = tuple(Hint(c, p.tile, p.rotation) for c, p in enumerate(board.cells) if c not in freed and c not in hinted)
+    object.__setattr__(sub, "hints", puzzle.hints + extra)
+    return sub
+
+
+def first_broken_row(puzzle: Puzzle, board: Solution) -> int | None:
+    """The first row with a broken seam inside it or on its south side; None for a full solution."""
+    grid = board.grid(puzzle)
+    for c in range(puzzle.size):
+        for s in (1, 2):
+            m = puzzle.neighbour(c, s)
+            if m is not None and not puzzle.matches(grid[c][s], grid[m][(s + 2) % 4]):
+                return c // puzzle.width
+    return None
+
+
+def tail_cells(puzzle: Puzzle, first_row: int) -> int:
+    """How many free cells a tail from ``first_row`` holds."""
+    hinted = {h.cell for h in puzzle.hints}
+    return sum(1 for c in range(first_row * puzzle.width, puzzle.size) if c not in hinted)
+
+
+def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
+                deadline: float | None, counters: dict) -> Solution | None:
+    """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
+    order) with the rest of ``board`` fixed: the beam's best board (better, equal or worse than ``board``),
+    or None when it found no complete board. Raises the beam's stop at ``deadline``."""
+    freed = set(range(first_row * puzzle.width, puzzle.size))
+    sub = pinned(puzzle, board, freed)
+    bt = BeamTables(sub, "comb")
+    if bt.t.positions == 0:
+        return None
+    found = beam(bt, width, fanout, seed, deadline, counters)
+    return None if found is None else board_of(sub, bt, found[0])
