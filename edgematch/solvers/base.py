@@ -253,6 +253,17 @@ def on_off(value: object) -> bool:
     return bool(value)
 
 
+def fraction(value: object, option: str) -> float:
+    """A backend option between 0 and 1, given as a number or as text from the command line."""
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # nan fails this too
+        raise UsageError(f"option {option}: must be a number between 0 and 1, got {value!r}")
+    return number
+
+
 def whole(value: object, option: str, least: int = 0) -> int:
     """A whole-number backend option (at least ``least``), given as an int or as text from the command line."""
     try:

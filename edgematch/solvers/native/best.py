@@ -24,7 +24,6 @@ out: from the search's best boards 40 M moves gained no seam (16x16, 10x10, 12x1
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 
@@ -33,8 +32,7 @@ import numpy as np
 from edgematch.core.checker import check
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
-from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, whole
 from edgematch.solvers.native.search import luby
 from edgematch.solvers.native.tables import Tables, _ids, cell_class, norm, position_keys, shows_class
 
@@ -163,6 +161,12 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     for t, c in owner.items():
         cells[c] = (t, turn_for[t, klass_of[c]])
     return Solution.from_pairs(puzzle, cells)
+
+
+def no_admissible_board(puzzle: Puzzle, t0: float) -> Result:
+    """The answer when :func:`admissible_board` finds none: no board keeps the frame and hints (UNSAT)."""
+    return Result("native", Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
+                  message="no board keeps the frame and hints with these tiles", max_score=puzzle.seam_count)
 
 
 def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTables:
@@ -438,13 +442,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     from edgematch.solvers.native import best_kernel as K
 
     t0 = time.perf_counter()
-    given = options.get("start", START)
-    try:
-        start_share = float(str(given).strip()) if not isinstance(given, (int, float)) else float(given)
-    except ValueError:
-        start_share = math.nan
-    if not 0.0 <= start_share <= 1.0:  # nan fails this too
-        raise UsageError(f"native backend: option start must be a number between 0 and 1, got {given!r}")
+    start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
     double = on_off(options.get("double", True))
@@ -452,8 +450,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     max_score = puzzle.seam_count
     first = admissible_board(puzzle)
     if first is None:
-        return Result(name, Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
-                      message="no board keeps the frame and hints with these tiles", max_score=max_score)
+        return no_admissible_board(puzzle, t0)
     best_board, best_score = first, check(puzzle, first).score
     history = [(time.perf_counter() - t0, best_score)]
     if task.on_improve is not None:

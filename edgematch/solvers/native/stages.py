@@ -25,7 +25,7 @@ from collections.abc import Callable
 from edgematch.core.checker import check
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, on_off
+from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
 from edgematch.solvers.native.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
@@ -39,24 +39,13 @@ from edgematch.solvers.native.beam import (
     board_of,
 )
 from edgematch.solvers.native.beam import ensure_compiled as ensure_beam_compiled
-from edgematch.solvers.native.best import _ExactShare, admissible_board
+from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
 from edgematch.solvers.native.repair import ensure_compiled as ensure_repair_compiled
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
 TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
 KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
-
-
-def fraction(value: object, option: str) -> float:
-    """A number between 0 and 1, given as a number or as text (a bad one: UsageError)."""
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number <= 1.0:  # nan fails this too
-        raise UsageError(f"native backend: option {option} must be a number between 0 and 1, got {value!r}")
-    return number
 
 
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
@@ -73,8 +62,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     max_score = puzzle.seam_count
     first = admissible_board(puzzle)
     if first is None:
-        return Result(name, Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
-                      message="no board keeps the frame and hints with these tiles", max_score=max_score)
+        return no_admissible_board(puzzle, t0)
     run = _Anytime(puzzle, task, t0, first)
     bt = BeamTables(puzzle, order)
     if width is not None and bt.memory(width, fanout) > MEMORY_CAP:
