@@ -191,3 +191,21 @@ def test_kill_9_in_the_repair_stage_keeps_the_last_saved_board(tmp_path):
     assert verdict.admissible and verdict.score > check(puzzle, first).score
     others = {p.name for p in tmp_path.iterdir()} - {"e2.em", "best.emsol"}
     assert all(name.endswith(".tmp") for name in others)  # at most a temporary file the kill cut short
+
+
+def test_a_tail_beam_narrows_to_the_memory_bound(monkeypatch):
+    """A chain shares the machine's bound (chains divide it): a tail asked 1,000,000 wide is narrowed to
+    what the bound allows, read when the tail runs, and still gives a whole board."""
+    from edgematch.solvers.native import beam as beam_search
+    from edgematch.solvers.native.stages import pinned
+
+    puzzle = dict(BOARDS)["hinted"]
+    board = admissible_board(puzzle)
+    assert board is not None
+    row = puzzle.height // 2
+    tables = beam_search.BeamTables(pinned(puzzle, board, set(range(row * puzzle.width, puzzle.size))), "comb")
+    monkeypatch.setattr(beam_search, "MEMORY_CAP", tables.memory(40, 4))
+    counters = {"children": 0, "states": 0}
+    again = tail_rebeam(puzzle, board, row, 1_000_000, 4, 3, None, counters)
+    assert again is not None and check(puzzle, again).admissible
+    assert 0 < counters["states"] <= 40 * tables.t.positions

@@ -29,7 +29,6 @@ from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_o
 from edgematch.solvers.native.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
-    MEMORY_CAP,
     BeamTables,
     _Solved,
     _Stop,
@@ -65,9 +64,9 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
         return no_admissible_board(puzzle, t0)
     run = _Anytime(puzzle, task, t0, first)
     bt = BeamTables(puzzle, order)
-    if width is not None and bt.memory(width, fanout) > MEMORY_CAP:
+    if width is not None and bt.memory(width, fanout) > memory_cap():
         raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
-                         f"GiB (at most {MEMORY_CAP / 2**30:.1f}); give a smaller width")
+                         f"GiB (at most {memory_cap() / 2**30:.1f}); give a smaller width")
     build = time.perf_counter() - t0
     deadline = None if task.time_limit is None else t0 + task.time_limit
     if not repairing:
@@ -154,7 +153,7 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
     """Successive beams until ``until`` (or, without it, until the doubling passes ``top``; with neither,
     until stopped); every better board offered to ``run``."""
     cap = FIRST_WIDTH
-    while bt.memory(cap * 2, fanout) <= MEMORY_CAP:
+    while bt.memory(cap * 2, fanout) <= memory_cap():
         cap *= 2
     c = run.counters
     w = width or FIRST_WIDTH
@@ -270,6 +269,14 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                  repair_gain=run.best_score - c.get("beam_score", run.best_score), **rep.found_by())
 
 
+def memory_cap() -> int:
+    """Bytes one beam may take: the beam module's bound, read when asked (the chains of one machine share it
+    by dividing it after this module is loaded)."""
+    from edgematch.solvers.native import beam as beam_search
+
+    return beam_search.MEMORY_CAP
+
+
 def pinned(puzzle: Puzzle, board: Solution, freed: set[int]) -> Puzzle:
     """``puzzle`` with every cell of ``board`` outside ``freed`` fixed as a hint: the sub-problem a repair
     re-solves. Not validated as a puzzle (the pinned cells' seams may break, which hints may not); only the
@@ -303,12 +310,15 @@ def tail_cells(puzzle: Puzzle, first_row: int) -> int:
 def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
                 deadline: float | None, counters: dict) -> Solution | None:
     """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
-    order) with the rest of ``board`` fixed: the beam's best board (better, equal or worse than ``board``),
-    or None when it found no complete board. Raises the beam's stop at ``deadline``."""
+    order; narrower if the memory bound says so) with the rest of ``board`` fixed: the beam's best board
+    (better, equal or worse than ``board``), or None when it found no complete board. Raises the beam's stop
+    at ``deadline``."""
     freed = set(range(first_row * puzzle.width, puzzle.size))
     sub = pinned(puzzle, board, freed)
     bt = BeamTables(sub, "comb")
     if bt.t.positions == 0:
         return None
+    while width > 1 and bt.memory(width, fanout) > memory_cap():  # a long tail of a large board
+        width //= 2
     found = beam(bt, width, fanout, seed, deadline, counters)
     return None if found is None else board_of(sub, bt, found[0])
