@@ -75,10 +75,16 @@ def test_cpu_time_and_peak_rss_are_stored_and_plausible(measured, instance):
 
 
 def test_a_memory_limit_of_300_mib_lets_cpsat_solve_a_3x3(instance):
-    """RLIMIT_AS at 300 MiB killed CP-SAT here (its threads reserve address space); resident memory is far less."""
-    record = run_one(instance, "cpsat", "first", timeout=20, memory_mb=300)
+    """RLIMIT_AS at 300 MiB killed CP-SAT here (its threads reserve address space); resident memory is far less.
+    A run is forked from the harness, whose resident pages count in the run's figure and limit (the module
+    docstring): here the harness is this test process, which the suite has grown to about 300 MiB itself, so
+    the limit is 300 MiB above what it holds."""
+    import psutil
+
+    harness = int(psutil.Process().memory_info().rss / 2**20)
+    record = run_one(instance, "cpsat", "first", timeout=20, memory_mb=300 + harness)
     assert (record.termination, record.category, record.status) == ("done", "correct", "solved"), record
-    assert record.peak_rss_mb < 300
+    assert record.peak_rss_mb < 300 + harness
 
 
 def test_a_run_far_over_its_memory_limit_is_stopped_as_a_memory_out(measured, instance):
