@@ -3,8 +3,24 @@
 import pytest
 
 from edgematch.bench.suite import builtin_suites, load_suite, parse_suite
-from edgematch.core.generator import generate
+from edgematch.core.analysis import facts
+from edgematch.core.generator import generate, peak_colours
 from edgematch.errors import FormatError
+
+
+def test_the_hard_suite_holds_peak_boards_of_every_rim_count():
+    """Each board's colours as its own analysis counts them: the rim the family names, the inside at the peak."""
+    hard = load_suite("hard")
+    assert hard.timeout >= 600 and hard.task == "first"
+    rims = set()
+    for instance in hard.instances:
+        got = facts(instance.puzzle())
+        side = got.width
+        assert 8 <= side <= 10 and got.frame is not None
+        assert got.inner_colours == peak_colours(side, side, got.rim_colours)
+        assert abs(got.log10_expected_solutions) < 3  # within a factor of 1,000 of one solution
+        rims.add(got.rim_colours)
+    assert rims == {2, 3, 4, 5}
 
 
 def test_builtin_suites_load_and_generate():
@@ -44,7 +60,7 @@ def test_bad_suites_name_the_line(text, line, fragment):
 
 
 def test_unknown_suite_lists_the_builtin_ones():
-    with pytest.raises(FormatError, match="built-in suites: default, families, scaling, smoke"):
+    with pytest.raises(FormatError, match="built-in suites: default, families, hard, scaling, smoke"):
         load_suite("nope")
 
 
@@ -115,7 +131,7 @@ def test_colours_override_sets_the_inner_colours_of_a_family_framed_by_its_like(
 
 
 @pytest.mark.parametrize(("family", "line", "fragment"), [
-    ('like = "tetra"', 5, "like: family f: one of clue, e2, tetravex, cards, got 'tetra'"),
+    ('like = "tetra"', 5, "like: family f: one of clue, e2, tetravex, cards, peak, got 'tetra'"),
     ('like = "tetravex"\nframed = true', 6, "framed: family f: tetravex puzzles are unframed"),
     ('like = "clue"\nframed = false', 6, "framed: family f: clue puzzles are framed"),
     ('like = "cards"\ninner_colours = 3', 6, "inner_colours: family f: cards puzzles are unframed"),

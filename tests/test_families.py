@@ -60,7 +60,7 @@ def test_the_planted_solution_is_valid(like, w, h, seed):
 
 
 def test_the_families_are_listed_and_an_unknown_one_is_refused():
-    assert set(FAMILIES) == {"clue", "e2", "tetravex", "cards"}
+    assert set(FAMILIES) == {"clue", "e2", "tetravex", "cards", "peak"}
     with pytest.raises(UsageError, match="unknown family 'nope'"):
         GeneratorSpec(4, 4, like="nope")
 
@@ -274,7 +274,7 @@ def test_unique_through_the_command(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
-    (["3", "--like", "nope"], "--like: unknown family 'nope' (known: clue, e2, tetravex, cards)"),
+    (["3", "--like", "nope"], "--like: unknown family 'nope' (known: clue, e2, tetravex, cards, peak)"),
     (["3", "--like", "tetravex", "--framed"],
      "--like tetravex: tetravex puzzles are unframed; it cannot honour --framed"),
     (["3", "--like", "clue", "--no-framed"], "it cannot honour --no-framed"),

@@ -60,14 +60,46 @@ FAMILIES: dict[str, str] = {
     "e2": "Eternity II: framed, same, turning, rim and inner colours in E2's proportions (5 + 17 at 16x16)",
     "tetravex": "Tetravex: unframed, same, no turning, the digits 0-9",
     "cards": "card puzzles (scramble squares): unframed, signed, turning, 4 figure pairs (3x3, 4x4)",
+    "peak": "the hardness peak: framed, same, turning, 3 rim colours (or border_colours) and the inner colours "
+            "at which a random board expects one solution (8 at 8x8)",
 }
-_FRAMED = {"clue": True, "e2": True, "tetravex": False, "cards": False}
+_FRAMED = {"clue": True, "e2": True, "tetravex": False, "cards": False, "peak": True}
 FRAMED_FAMILIES = frozenset(name for name, framed in _FRAMED.items() if framed)
-_RULE: dict[str, Rule] = {"clue": "same", "e2": "same", "tetravex": "same", "cards": "signed"}
-_ROTATIONS = {"clue": True, "e2": True, "tetravex": False, "cards": True}
+_RULE: dict[str, Rule] = {"clue": "same", "e2": "same", "tetravex": "same", "cards": "signed", "peak": "same"}
+_ROTATIONS = {"clue": True, "e2": True, "tetravex": False, "cards": True, "peak": True}
 _COLOURS = {"tetravex": 10, "cards": 4}  # unframed families
 CLUE_COLOURS = (4, 3)  # rim, inner
 CLUE_SYMMETRIC_SHARE = 0.25  # inner clue tiles made 180-degree symmetric
+PEAK_RIM = 3  # the peak family's rim colours unless given
+
+
+def log10_expected_solutions(width: int, height: int, rim: int, inner: int, rotations: bool = True) -> float:
+    """log10 of the solutions a random framed ``width`` x ``height`` board is expected to have with ``rim``
+    colours on the rim seams and ``inner`` on the others (Owen's estimate, as ``edgematch info`` computes it
+    from a puzzle): the arrangements that keep the frame (corners, edges and inner tiles each among their
+    cells, inner tiles in 4 turns) times the chance that every seam fits."""
+    lf = _log10_factorial
+    if width < 2 or height < 2:
+        raise UsageError(f"the expected-solutions estimate needs a framed board of at least 2x2, got {width}x{height}")
+    corners, inner_tiles = 4, (width - 2) * (height - 2)
+    edges = width * height - corners - inner_tiles
+    arrangements = lf(corners) + lf(edges) + lf(inner_tiles) + inner_tiles * (math.log10(4) if rotations else 0.0)
+    rim_seams = 2 * (width - 1) + 2 * (height - 1)
+    inner_seams = width * (height - 1) + height * (width - 1) - rim_seams
+    return arrangements - rim_seams * math.log10(rim) - inner_seams * math.log10(inner)
+
+
+def peak_colours(width: int, height: int, rim: int = PEAK_RIM) -> int:
+    """The inner colour count (at least 2) whose expected solutions are nearest to one (in log10): where
+    random boards turn from many solutions to none, the hardest for a search (Owen; ~7.6 on 8x8)."""
+    top = 2  # the first count below one expected solution (the estimate falls as colours grow)
+    while log10_expected_solutions(width, height, rim, top) > 0 and top < MAX_COLOURS:
+        top += 1
+    return min(range(2, top + 1), key=lambda c: abs(log10_expected_solutions(width, height, rim, c)))
+
+
+def _log10_factorial(n: int) -> float:
+    return math.lgamma(n + 1) / math.log(10)
 
 
 def e2_colours(width: int, height: int) -> tuple[int, int]:
@@ -164,7 +196,11 @@ class GeneratorSpec:
         if _FRAMED[like]:
             rim, inner = CLUE_COLOURS if like == "clue" else e2_colours(self.width, self.height)
             # colours, when given, stands for both sets (as without a family)
-            set_(self, "border_colours", self.border_colours or self.colours or rim)
+            set_(self, "border_colours", self.border_colours or self.colours or (PEAK_RIM if like == "peak" else rim))
+            if like == "peak" and self.inner_colours is None and self.colours is None:
+                if self.width < 2 or self.height < 2:
+                    raise UsageError(f"peak puzzles are framed boards of at least 2x2, got {self.width}x{self.height}")
+                inner = peak_colours(self.width, self.height, self.border_colours)  # type: ignore[arg-type]
             set_(self, "inner_colours", self.inner_colours or self.colours or inner)
         elif self.colours is None:
             set_(self, "colours", _COLOURS[like])
