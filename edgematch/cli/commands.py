@@ -72,7 +72,9 @@ def generate_cmd(
     like: Annotated[str | None, typer.Option("--like", help="Shaped like real puzzles: clue (the Eternity II clue "
                                              "puzzles: framed, 4 rim + 3 inner colours), e2 (Eternity II's colour "
                                              "proportions), tetravex (digits 0-9, no turning), cards (4 signed "
-                                             "pairs). Options given override the family's settings.")] = None,
+                                             "pairs), peak (framed, 3 rim colours or --border-colours, the inner "
+                                             "colours where a random board expects one solution: the hardest). "
+                                             "Options given override the family's settings.")] = None,
     colours: Annotated[int | None, typer.Option("--colours", "-c", help="Colours (unframed puzzles; default 4, "
                                                 "or the family's; framed: both colour sets).")] = None,
     framed: Annotated[bool | None, typer.Option("--framed/--no-framed",
