@@ -37,6 +37,7 @@ from edgematch.core.tiletypes import decode
 from edgematch.errors import UsageError
 from edgematch.solvers.base import whole
 from edgematch.solvers.native.best import BestTables, build_best_tables
+from edgematch.solvers.native.compiled import once
 
 ORDERS = ("comb", "row")
 FANOUT = 8
@@ -183,21 +184,15 @@ def beam_seed(seed: int, k: int) -> int:
     return seed * 1_000_003 + k
 
 
-_compiled = False
-
-
-def ensure_compiled() -> float:
-    """Load (or on the very first run compile) the beam's steps; the seconds it took (0.0 once loaded)."""
-    global _compiled
-    if _compiled:
-        return 0.0
-    start = time.perf_counter()
+def _warm() -> None:
+    """Load (or on the very first run compile) the beam's steps (ensure_compiled: the seconds, 0.0 once loaded)."""
     from edgematch.core.model import Tile
 
     tiny = Puzzle(2, 1, (Tile((1, 2, 3, 4)), Tile((4, 3, 2, 1))))
     beam(BeamTables(tiny, "comb"), 4, 2, 0, None, {"children": 0, "states": 0})
-    _compiled = True
-    return time.perf_counter() - start
+
+
+ensure_compiled = once(_warm)
 
 
 def beam_options(options: dict) -> tuple[int | None, int, str, int]:

@@ -9,8 +9,28 @@ runs it once on a 1x1 puzzle, so the load (or first compile) is paid and timed o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 _loaded: set[str] = set()
+
+
+def once(warm: Callable[[], object]) -> Callable[[], float]:
+    """An ``ensure_compiled`` for a compiled step: runs ``warm`` (a call on a tiny board, which loads the
+    step's machine code or compiles it on the very first run) the first time, and returns the seconds it
+    took; 0.0 once loaded."""
+    done = False
+
+    def ensure() -> float:
+        nonlocal done
+        if done:
+            return 0.0
+        start = time.perf_counter()
+        warm()
+        done = True
+        return time.perf_counter() - start
+
+    ensure.__doc__ = warm.__doc__
+    return ensure
 
 
 def ensure_compiled() -> float:

@@ -16,13 +16,13 @@ checker; the kernel's own score is only a guide.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
+from edgematch.solvers.native.compiled import once
 from edgematch.solvers.native.tables import cell_class, norm, shows_class
 
 OPERATORS = ("window", "worst window", "conflict", "region", "band")
@@ -192,19 +192,13 @@ class Repairer:
         return out
 
 
-_compiled = False
-
-
-def ensure_compiled() -> float:
-    """Load (or on the very first run compile) the repair kernel; the seconds it took (0.0 once loaded)."""
-    global _compiled
-    if _compiled:
-        return 0.0
-    start = time.perf_counter()
+def _warm() -> None:
+    """Load (or on the very first run compile) the repair kernel (ensure_compiled: the seconds, 0.0 once loaded)."""
     from edgematch.core.model import Tile
 
     tiny = Puzzle(3, 3, tuple(Tile((i % 3, (i + 1) % 3, (i * 2) % 3, i % 2)) for i in range(9)))
     board = Solution.from_pairs(tiny, [(i, 0) for i in range(9)])
     Repairer(tiny, repair_tables(tiny), board, 0).run(200)
-    _compiled = True
-    return time.perf_counter() - start
+
+
+ensure_compiled = once(_warm)
