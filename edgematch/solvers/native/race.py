@@ -1,0 +1,311 @@
+"""One solution on several cores, or on a Dask cluster: differently seeded chains race (issue 24, part 2).
+
+A *chain* is the single-process native first-solution search, run as a black box
+(``NativeBackend(sub).run`` with ``workers=1``, no cluster, the caller's options) with option ``seed`` set to
+``seed + i`` for chain ``i``: chain 0 keeps the caller's seed, so it runs exactly what one process runs and N
+chains are never worse than one (apart from sharing the machine). Whatever the single search becomes (its
+options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
+:func:`edgematch.solvers.native.chains._chain` (the same child ``best --workers`` runs: its own process group,
+dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a
+cluster :func:`edgematch.solvers.native.chains.chain_task` (one chain per worker thread, in a child process of
+the worker, stopped through a Dask ``Event``).
+
+- :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent
+  checker in the parent) wins and every other chain's group is killed at once; a chain that *proves* there is
+  no solution (a restarts search whose run exhausted its tree: every run is complete) ends the race with
+  status unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain
+  died the result is an error naming them. Chains stop :data:`~edgematch.solvers.native.chains.REPORT_AHEAD`
+  before the limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every
+  chain at once (the message ``interrupted``). Nothing outlives the call.
+- :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
+  or a ``dask.distributed.Client``; :func:`edgematch.solvers.cluster.connected`). The first checked solution
+  (or proof) back sets the stop ``Event`` the chains' tasks poll (every
+  :data:`~edgematch.solvers.native.chains.RELAY_SECONDS`; a stopped task kills its chain) and cancels the rest;
+  a local cluster is closed with the call, and chains die with their worker. A killed worker's chain runs again
+  elsewhere (Dask's ``allowed-failures``).
+
+The result: status solved with the winning chain's solution, counters ``winner`` (its index), ``winner_seed``,
+``chains``, ``nodes`` (over every chain, as far as each reported: live counts are read every
+:data:`~edgematch.solvers.native.chains.POLL_SECONDS` here, every second on a cluster) and ``chain{i}_nodes``;
+the other counters (kernel, positions, restarts, ...) are the winner's (else chain 0's). Status timeout when
+none was found in time, unsat when a chain proved there is none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import wait
+from typing import Any
+
+from edgematch.core.checker import check
+from edgematch.core.model import Puzzle
+from edgematch.errors import BackendError, EdgematchError, UsageError
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings
+from edgematch.solvers.native import chains
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, adopt, context, kill_group, start
+
+LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
+POLL_SECONDS = chains.POLL_SECONDS  # how often the parent reads the live counts and updates the progress line
+RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
+
+
+def single(task: Task) -> Task:
+    """The task one chain runs: the single-process search (one worker, no cluster), the caller's options."""
+    return replace(task, workers=1, cluster=None, progress=None, on_improve=None, incumbent=None)
+
+
+@dataclass
+class _Race:
+    """What the parent (or the cluster's client) holds while the chains race."""
+
+    puzzle: Puzzle
+    task: Task
+    began: float
+    winner: int | None = None  # the chain whose solution (or proof of none) ended the race
+    finals: dict[int, Result] = field(default_factory=dict)  # each chain's result, as it came
+    lost: list[str] = field(default_factory=list)  # why each chain that ended without a result did
+    usage: UsageError | None = None  # a chain's usage error (every chain meets it): raised to the caller
+    live: dict[int, int] = field(default_factory=dict)  # each chain's nodes, as last reported
+
+    def ended(self, index: int, result: Result) -> bool:
+        """A chain's result; True when it ends the race (a solution the checker passes, or a proof of none).
+        A solution the checker refuses is a backend error, never an answer."""
+        self.finals[index] = result
+        if isinstance(result.counters.get("nodes"), int):
+            self.live[index] = max(self.live.get(index, 0), int(result.counters["nodes"]))
+        if result.status is Status.SOLVED and result.solutions:
+            verdict = check(self.puzzle, result.solutions[0])
+            if not verdict.ok:
+                raise BackendError(f"native chain {index} returned an invalid solution: {verdict.violations[0]}")
+            self.winner = index
+            return True
+        if result.status is Status.UNSAT:
+            self.winner = index
+            return True
+        if result.status is Status.ERROR:
+            self.lost.append(f"chain {index} failed: {result.message}")
+        return False
+
+    def failed(self, index: int, error: BaseException) -> None:
+        if isinstance(error, UsageError):
+            self.usage = self.usage or error
+        self.lost.append(f"chain {index} failed: {error}")
+
+    def show(self) -> None:
+        if self.task.progress is not None:
+            self.task.progress({"nodes": sum(self.live.values()), "solutions": 0,
+                                "elapsed": time.monotonic() - self.began})
+
+
+def _refused(backend: Backend, task: Task) -> None:
+    """The options a chain would refuse, refused here before anything starts (every chain has the same)."""
+    backend.checked_options(single(task))
+    chains.chain_seed(task)  # a seed that is not a whole number
+
+
+def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
+    """One solution: ``task.workers`` chains forked here race (see the module docstring)."""
+    _refused(backend, task)
+    load = _warm(backend)
+    began = time.monotonic()  # the time limit counts from here, as in one process (loading is not counted)
+    deadline = None if task.time_limit is None else began + task.time_limit
+    ctx = context()
+    unused = chains.Incumbent.create(ctx, 1).shared  # the chain's shared board (a best-only feature)
+    live = ctx.Array("q", task.workers, lock=False)  # each chain's nodes, written by its progress callback
+    got = _Race(puzzle, task, began)
+    plain = single(task)
+    running: dict[Any, tuple[int, Any]] = {}  # receiving end -> (chain, process), while it has not ended
+    started: list[Any] = []
+    reason = ""
+    try:
+        for index in range(task.workers):
+            receive, send = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=chains._chain, daemon=True, args=(  # noqa: SLF001  (the chain child)
+                send, backend, puzzle, plain, index, unused, live, index, deadline))
+            running[receive] = (index, process)
+            started.append(process)
+            try:
+                start(process)
+                adopt(process.pid)
+            finally:
+                send.close()
+        reason = _gather(running, got, live, None if deadline is None else deadline + LATE_SECONDS)
+    except KeyboardInterrupt:
+        reason = INTERRUPTED
+    finally:
+        for process in started:  # every kill first, so they exit side by side (a winner may still be exiting)
+            kill_group(process.pid)
+        for process in started:
+            if process.pid is not None:
+                process.join(timeout=5)
+        for receive in running:
+            receive.close()
+    got.live = {i: max(got.live.get(i, 0), int(n)) for i, n in enumerate(live)}
+    if got.usage is not None:
+        raise got.usage
+    return _merged(backend, task, got, reason, time.monotonic() - began, task.workers, load,
+                   {"workers": task.workers})
+
+
+def _warm(backend: Backend) -> float:
+    """Load the compiled search before the fork (no chain spends its time on it); the seconds it took."""
+    start_load = time.perf_counter()
+    backend.warm_up()
+    return time.perf_counter() - start_load
+
+
+def _gather(running: dict[Any, tuple[int, Any]], got: _Race, live: Any, until: float | None) -> str:
+    """Take the chains' last words until one ends the race (``"won"``), each has ended (``""``) or ``until``
+    (monotonic) passes (:data:`TIME_LIMIT`). A chain that dies is noted in ``got.lost``."""
+    while running:
+        now = time.monotonic()
+        if until is not None and now >= until:
+            return TIME_LIMIT
+        ready = wait(list(running), timeout=POLL_SECONDS if until is None else min(POLL_SECONDS, until - now))
+        for receive in ready:
+            index, process = running[receive]
+            try:
+                kind, _, *payload = receive.recv()
+            except (EOFError, OSError):
+                running.pop(receive)
+                receive.close()
+                process.join(timeout=1)
+                got.lost.append(f"chain {index} died (exit code {process.exitcode})")
+                continue
+            running.pop(receive)
+            receive.close()
+            if kind == "failed":
+                got.failed(index, payload[0])
+            elif kind == "done" and got.ended(index, payload[0]):
+                return "won"
+        got.live.update((i, max(got.live.get(i, 0), int(n))) for i, n in enumerate(live))
+        got.show()
+    return ""
+
+
+def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: float, count: int, load: float,
+            where: dict[str, Any]) -> Result:
+    """One result for the race: the winner's answer, or how it ended without one (see the module docstring)."""
+    seed = chains.chain_seed(task)
+    win = got.finals.get(got.winner) if got.winner is not None else None
+    base = win or got.finals.get(0) or next(iter(got.finals.values()), None)
+    counters: dict[str, Any] = dict(base.counters) if base is not None else {}
+    counters.pop("workers", None)
+    nodes = sum(got.live.values())
+    counters.update(nodes=nodes, nodes_per_second=nodes / seconds if seconds > 0 else 0.0, chains=count,
+                    load_seconds=load)
+    counters.update({f"chain{i}_nodes": got.live.get(i, 0) for i in range(count)})
+    if got.winner is not None:
+        counters.update(winner=got.winner, winner_seed=seed + got.winner)
+    if got.lost:
+        counters["chains_lost"] = len(got.lost)
+    last = seed + count - 1
+    ran = {k: v for k, v in (base.options if base is not None else {}).items() if k not in ("workers", "cluster")}
+    options = {**ran, **where, "seed": seed, "seeds": f"{seed}-{last}" if last > seed else str(seed)}
+    build = base.timings.build if base is not None else 0.0
+    timings = Timings(build=build, solve=max(0.0, seconds - build))
+    notes = [f"{lost}; the others went on" if win is not None or len(got.lost) < count else lost
+             for lost in got.lost]
+    if win is not None:
+        status, solutions = win.status, list(win.solutions[:1])
+        message = "; ".join(m for m in ("" if win.status is Status.SOLVED else win.message, *notes) if m)
+    elif reason == INTERRUPTED:
+        status, solutions, message = Status.TIMEOUT, [], INTERRUPTED  # exactly: the caller raises Interrupted
+    elif got.lost and len(got.lost) >= count and not any(r.status is Status.TIMEOUT for r in got.finals.values()):
+        status, solutions = Status.ERROR, []
+        message = "every native chain was lost: " + "; ".join(got.lost)
+    else:
+        status, solutions = Status.TIMEOUT, []
+        message = "; ".join([TIME_LIMIT, *notes])
+    return Result(backend.full_name, status, solutions, timings=timings, counters=counters, options=options,
+                  message=message)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# On a Dask cluster
+
+
+def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
+    """One solution: one chain per worker thread of ``task.cluster`` races (see the module docstring).
+    Connecting (a local cluster starting) counts against the time limit."""
+    from edgematch.solvers.cluster import connected, describe, distributed, threads
+
+    _refused(backend, task)
+    began = time.monotonic()
+    deadline = None if task.time_limit is None else began + task.time_limit
+    got = _Race(puzzle, task, began)
+    reason = ""
+    count = 0
+    with connected(task.cluster) as client:
+        dd = distributed()
+        run = uuid.uuid4().hex[:12]
+        names = (f"edgematch-race-{run}", f"edgematch-race-board-{run}", f"edgematch-race-stop-{run}")
+        queue = dd.Queue(names[0], client=client)  # the chains' live node counts
+        board = dd.Variable(names[1], client=client)
+        board.set([-1, []])  # no board to share (a best-only feature): the tasks read this and move on
+        stop = dd.Event(names[2], client=client)
+        wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+        count = threads(client)
+        pending = {client.submit(chains.chain_task, getattr(backend, "sub", None), puzzle, single(task), i, wall,
+                                 names, key=f"edgematch-race-{run}-{i}", pure=False, retries=RETRIES): i
+                   for i in range(count)}
+        try:
+            reason = _relayed(pending, queue, got, None if deadline is None else deadline + LATE_SECONDS)
+        except KeyboardInterrupt:
+            reason = INTERRUPTED
+        finally:
+            with contextlib.suppress(Exception):
+                stop.set()  # running chains see it within RELAY_SECONDS and are killed by their task
+            with contextlib.suppress(KeyboardInterrupt):
+                _drain(queue, got)
+            if pending:
+                with contextlib.suppress(Exception):
+                    client.cancel(list(pending))
+            with contextlib.suppress(Exception):
+                board.delete()
+            with contextlib.suppress(Exception):
+                queue.close()
+    if got.usage is not None:
+        raise got.usage
+    return _merged(backend, task, got, reason, time.monotonic() - began, count, 0.0,
+                   {"cluster": describe(task.cluster)})
+
+
+def _drain(queue: Any, got: _Race) -> None:
+    """Take the live node counts the chains' tasks have put in the queue."""
+    try:
+        items = queue.get(batch=True)
+    except Exception:  # noqa: BLE001  (a scheduler gone: the counts taken before stay)
+        return
+    for kind, index, nodes, _ in items:
+        if kind == "live":
+            got.live[index] = max(got.live.get(index, 0), int(nodes))
+
+
+def _relayed(pending: dict[Any, int], queue: Any, got: _Race, until: float | None) -> str:
+    """Take the chains' results until one ends the race (``"won"``), each has ended (``""``) or ``until``
+    passes (:data:`TIME_LIMIT`)."""
+    while pending:
+        for future in [f for f in pending if f.done()]:
+            index = pending.pop(future)
+            if future.status != "finished":
+                error = future.exception() if future.status == "error" else None
+                if isinstance(error, EdgematchError):
+                    got.failed(index, error)
+                else:
+                    got.lost.append(f"chain {index} was lost on the cluster"
+                                    + (f" ({type(error).__name__}: {error})" if error is not None else ""))
+                continue
+            if got.ended(index, future.result()):
+                return "won"
+        _drain(queue, got)
+        got.show()
+        now = time.monotonic()
+        if until is not None and now >= until:
+            return TIME_LIMIT
+        if pending:
+            time.sleep(POLL_SECONDS if until is None else max(0.0, min(POLL_SECONDS, until - now)))
+    return ""

@@ -1,0 +1,233 @@
+"""One solution on several cores or a Dask cluster: seeded chains of the one-process search race (issue 24, part 2).
+
+What must hold: every answer passes the checker; the winning chain ``i`` gives exactly the solution the one-process
+search gives with seed ``seed + i`` (so chain 0 is the one-process search); a proof of no solution from a chain is
+the oracle's answer; the time limit is kept (a generous bound, not a timing test); a chain killed with ``kill -9``
+does not end the race (all killed: an error); Ctrl-C stops every chain (exit 130); no process outlives a call.
+The library-level tests call :mod:`edgematch.solvers.native.race` directly; those through ``edgematch solve`` need
+the native backend to route one solution with workers or a cluster to the race."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import edgematch
+from edgematch.core.checker import check
+from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.solvers.base import Status, Task
+from edgematch.solvers.native import NativeBackend, race
+from tests.oracle import all_solutions
+from tests.test_best_workers import ROOT, SCRIPT, gone, ours
+
+psutil = pytest.importorskip("psutil")
+
+PLANTED = {
+    "framed": generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=2))[0],
+    "unframed": generate(GeneratorSpec(5, 5, colours=4, seed=3))[0],
+    "hinted": generate(GeneratorSpec(6, 6, framed=True, border_colours=2, inner_colours=5, hint=True, seed=4))[0],
+    "signed": generate(GeneratorSpec(4, 4, colours=3, rule="signed", seed=5))[0],
+}
+# no backend finds a first solution of this in minutes (tests/test_limits.py): the race runs to its limit
+HARD = generate(GeneratorSpec(16, 16, framed=True, border_colours=5, inner_colours=17, seed=1))[0]
+
+
+def wired() -> bool:
+    """Whether ``edgematch.solve`` races chains for one solution (workers, a cluster) through the native backend."""
+    return "cluster" in inspect.signature(edgematch.solve).parameters and NativeBackend().refusal(
+        Task("first", cluster="local:2")) is None
+
+
+through_solve = pytest.mark.skipif(not wired(), reason="native one-solution races are not wired into solve yet")
+
+
+def raced(puzzle, workers=2, limit=30.0, **options):
+    return race.run_race(NativeBackend(), puzzle, Task("first", time_limit=limit, workers=workers, options=options))
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_the_winner_is_checked_and_is_the_one_process_search_with_its_seed(kind):
+    puzzle = PLANTED[kind]
+    result = raced(puzzle, seed=3)
+    assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
+    c = result.counters
+    winner = c["winner"]
+    assert winner in (0, 1) and c["winner_seed"] == 3 + winner and c["chains"] == 2
+    assert result.options["seed"] == 3 and result.options["seeds"] == "3-4" and result.options["workers"] == 2
+    alone = edgematch.solve(puzzle, backend="native", seed=3 + winner)  # the chain is that search, as a black box
+    assert alone.solution == result.solution
+    assert c["nodes"] == sum(c[f"chain{i}_nodes"] for i in range(2))
+    one = raced(puzzle, workers=1, seed=3)  # chain 0 alone: exactly the one-process answer
+    assert one.solution == edgematch.solve(puzzle, backend="native", seed=3).solution
+    assert ours(psutil.Process()) == []
+
+
+def test_a_chain_that_proves_no_solution_ends_the_race_as_the_oracle_says():
+    unsolvable = next(p for p in (random_tiles(3, 3, colours=4, seed=s) for s in range(100))
+                      if next(all_solutions(p), None) is None)
+    solvable = next(p for p in (random_tiles(3, 3, colours=4, seed=s) for s in range(100))
+                    if next(all_solutions(p), None) is not None)
+    result = raced(unsolvable, unit=2)  # restarts of 2 nodes: a run long enough to finish comes after dozens
+    assert result.status is Status.UNSAT and result.solution is None
+    assert result.counters["winner"] in (0, 1)
+    assert edgematch.solve(unsolvable, backend="cpsat").status is Status.UNSAT  # another family agrees
+    answer = raced(solvable, unit=2)
+    assert answer.status is Status.SOLVED and answer.solution in set(all_solutions(solvable))
+    assert ours(psutil.Process()) == []
+
+
+def test_the_time_limit_is_kept_and_no_chain_outlives_the_call():
+    began = time.monotonic()
+    result = raced(HARD, limit=2.0)
+    took = time.monotonic() - began
+    assert result.status is Status.TIMEOUT and result.message == "time limit" and result.solution is None
+    assert took < 2.0 + 1.5, took
+    assert result.counters["chain0_nodes"] > 0 and result.counters["chain1_nodes"] > 0  # both searched
+    assert ours(psutil.Process()) == []
+
+
+def _kill_chains(how_many: int, killed: list[int], after: float = 0.5) -> threading.Thread:
+    """A thread that kills ``how_many`` of this process's chains with SIGKILL once both run."""
+
+    def killer() -> None:
+        until = time.monotonic() + 20
+        while time.monotonic() < until:
+            kids = ours(psutil.Process())
+            if len(kids) >= 2:
+                time.sleep(after)
+                for victim in sorted(kids, key=lambda p: p.pid)[:how_many]:  # chain 0 first: started first
+                    os.kill(victim.pid, signal.SIGKILL)
+                    killed.append(victim.pid)
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_chain_killed_with_kill_9_does_not_end_the_race_and_all_killed_is_an_error():
+    killed: list[int] = []
+    thread = _kill_chains(1, killed)
+    result = raced(HARD, limit=3.0)
+    thread.join()
+    assert len(killed) == 1
+    assert result.status is Status.TIMEOUT and result.message.startswith("time limit")
+    assert "chain 0 died (exit code -9)" in result.message and result.counters["chains_lost"] == 1
+    assert result.counters["chain1_nodes"] > result.counters["chain0_nodes"]  # chain 1 went on to the limit
+    assert ours(psutil.Process()) == []
+
+    killed.clear()
+    thread = _kill_chains(2, killed)
+    began = time.monotonic()
+    result = raced(HARD, limit=30.0)
+    thread.join()
+    assert len(killed) == 2 and time.monotonic() - began < 10  # the race ends with its last chain, not the limit
+    assert result.status is Status.ERROR and result.message.startswith("every native chain was lost")
+    assert ours(psutil.Process()) == []
+
+
+def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit():
+    pytest.importorskip("dask.distributed")
+    puzzle = PLANTED["framed"]
+    task = Task("first", time_limit=60, cluster="local:2", options={"seed": 7})
+    result = race.run_cluster_race(NativeBackend(), puzzle, task)
+    assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
+    winner = result.counters["winner"]
+    assert result.solution == edgematch.solve(puzzle, backend="native", seed=7 + winner).solution
+    assert result.options["cluster"] == "local:2" and result.options["seeds"] == "7-8"
+    began = time.monotonic()
+    result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster="local:2"))
+    assert result.status is Status.TIMEOUT and time.monotonic() - began < 3.0 + 1.5
+    assert ours(psutil.Process()) == []
+
+
+def _solve(args: list[str], puzzle_file) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, "solve", str(puzzle_file), *args, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=ROOT)
+
+
+def _watched(proc: subprocess.Popen) -> set[int]:
+    """Every process ``proc`` starts, seen until it ends (to check that none outlives it)."""
+    seen: set[int] = set()
+    while proc.poll() is None:
+        try:
+            seen.update(k.pid for k in ours(psutil.Process(proc.pid)))
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.05)
+    return seen
+
+
+@through_solve
+@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "local:2"]], ids=["workers", "cluster"])
+def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(tmp_path, where):
+    if "--cluster" in where:
+        pytest.importorskip("dask.distributed")
+    hard_file, planted_file = tmp_path / "hard.em", tmp_path / "planted.em"
+    edgematch.write_puzzle(HARD, hard_file)
+    edgematch.write_puzzle(PLANTED["hinted"], planted_file)
+    began = time.monotonic()
+    proc = _solve([*where, "-b", "native", "-t", "2"], hard_file)
+    seen = _watched(proc)
+    printed, said = proc.communicate(timeout=30)
+    took = time.monotonic() - began  # the whole command, Python's start and imports included
+    assert proc.returncode == 3, said
+    data = json.loads(printed)
+    assert data["status"] == "timeout" and data["counters"]["chains"] == 2
+    assert took < 2.0 + 1.5 + 3.0, took  # the limit plus the margin, plus starting the interpreter
+    assert len(seen) >= 2 and gone(sorted(seen))
+    proc = _solve([*where, "-t", "60"], planted_file)  # auto: native runs the race
+    seen = _watched(proc)
+    printed, said = proc.communicate(timeout=60)
+    assert proc.returncode == 0, said
+    data = json.loads(printed)
+    solution = edgematch.Solution.from_pairs(PLANTED["hinted"], [tuple(cell) for cell in data["solutions"][0]])
+    assert check(PLANTED["hinted"], solution).ok and data["counters"]["winner"] in (0, 1)
+    assert gone(sorted(seen))
+
+
+@through_solve
+@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "local:2"], 4)],
+                         ids=["workers", "cluster"])
+def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
+    if "--cluster" in where:
+        pytest.importorskip("dask.distributed")
+    hard_file = tmp_path / "hard.em"
+    edgematch.write_puzzle(HARD, hard_file)
+    proc = _solve([*where, "-b", "native", "-t", "60"], hard_file)
+    try:
+        until = time.monotonic() + 40
+        kids: list = []
+        while time.monotonic() < until and len(kids) < processes:
+            time.sleep(0.05)
+            kids = ours(psutil.Process(proc.pid))  # the chains (and the cluster's workers)
+        assert len(kids) >= processes
+        time.sleep(1.0)  # into the search
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        printed, said = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, said
+    data = json.loads(printed)
+    assert data["message"] == "interrupted" and "Traceback" not in said
+    assert gone([k.pid for k in kids])
+
+
+@through_solve
+def test_workers_and_a_cluster_do_not_go_together(tmp_path):
+    puzzle_file = tmp_path / "p.em"
+    edgematch.write_puzzle(PLANTED["framed"], puzzle_file)
+    proc = _solve(["--workers", "2", "--cluster", "local:2"], puzzle_file)
+    _, said = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and "do not go together" in said and "Traceback" not in said
