@@ -67,6 +67,10 @@ OptionOpt = Annotated[
 ]
 TimeOpt = Annotated[float | None, typer.Option("--time-limit", "-t", help="Stop after this many seconds.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", help="Processes to split the search over.")]
+SolveWorkersOpt = Annotated[int, typer.Option(
+    "--workers", "-j", help="Processes on this machine. One solution (native): N restart chains with seeds "
+    "seed to seed+N-1 race and the first solution stops the rest (chain 0 is the one-process search; "
+    "native:dfs splits the tree instead); --all: the search split over N processes.")]
 ExplainOpt = Annotated[
     bool, typer.Option("--explain", help="Say which backend auto chooses for this puzzle, and the measured reason.")
 ]
@@ -293,7 +297,7 @@ def solve_cmd(
     all_: Annotated[bool, typer.Option("--all", help="Find every solution (raw), not just one.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", help="With --all: stop after N solutions.")] = None,
     time_limit: TimeOpt = None,
-    workers: WorkersOpt = 1,
+    workers: SolveWorkersOpt = 1,
     order: OrderOpt = None,
     option: OptionOpt = None,
     render: Annotated[Render | None, typer.Option("--render", help="Draw the (first) solution.")] = None,
@@ -309,8 +313,10 @@ def solve_cmd(
         "CNF it refutes beside it (FILE with suffix .cnf), for drat-trim or dratify.")] = None,
     as_json: JsonOpt = False,
     cluster: Annotated[str | None, typer.Option(
-        "--cluster", help="With --all: run the native search's parts on a Dask cluster: local:N or a scheduler "
-        "address such as tcp://host:8786 (needs edgematch\\[dask]).")] = None,
+        "--cluster", help="Run on a Dask cluster: local:N (N worker processes started for this command) or a "
+        "scheduler address such as tcp://host:8786 (needs edgematch\\[dask]). One solution (native): a restart "
+        "chain per worker thread, seeds seed, seed+1, ..., and the first solution stops the rest; --all: the "
+        "native search's parts.")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
     from edgematch import render as draw
@@ -324,8 +330,6 @@ def solve_cmd(
             options["proof"] = str(proof)
         if limit is not None and not all_:
             raise typer.BadParameter("--limit goes with --all")
-        if cluster is not None and not all_:
-            raise UsageError("--cluster goes with --all (one solution is found on this machine)")
         if as_json and render is not None and output is None:
             raise UsageError("--json writes to stdout; give --render an output file with -o")
         if render is not None and render is not Render.ascii and output is None:
@@ -343,8 +347,9 @@ def solve_cmd(
                 puzzle, backend, limit, time_limit, workers, progress=progress, confirm=confirm, cluster=cluster,
                 **options))
         else:
+            on = {} if cluster is None else {"cluster": cluster}
             result = attempt(backend, "first", lambda progress: solve_puzzle(
-                puzzle, backend, time_limit, workers, progress=progress, confirm=confirm, **options))
+                puzzle, backend, time_limit, workers, progress=progress, confirm=confirm, **on, **options))
         first = result.solution
         if as_json:
             if first is not None and save is not None:
