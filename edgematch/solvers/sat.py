@@ -3,6 +3,12 @@
 Options: ``one_to_one``, ``forbidden``, ``support``, ``amo``, ``symmetry`` (see encodings/cnf.py).
 All solutions by blocking clauses over the board's placement variables.
 
+``cubes=N`` (a first solution): cube-and-conquer (:mod:`edgematch.solvers.cubes`): the native search's prefixes
+become at least N cubes of placement literals, solved one after another under assumptions by one incremental
+solver per worker; ``workers=N`` runs N such workers on a shared queue of cubes, a cluster (``task.cluster``)
+runs batches of cubes as Dask tasks. Without the option, one worker solves the CNF whole, and more workers or a
+cluster split it into :data:`CUBES_PER_WORKER` cubes per worker.
+
 Time limits: the CNF is built and solved in a forked child process that streams each board to the parent as
 it is found; the parent kills the child at the limit, which counts from the start of the call (building a
 large CNF takes seconds). This holds for every solver, including those that ignore PySAT's ``interrupt()``
@@ -42,6 +48,7 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.formats.source import remove_leftovers, writable, writing
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
 from edgematch.solvers.boards import CUT, counted, expanded
+from edgematch.solvers.cubes import conquer_child, cube_count
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
 from edgematch.solvers.processes import ChildDied, stream
 
@@ -54,6 +61,7 @@ SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "min
            "maplecm", "lingeling", "mergesat3", "minicard")
 # the solvers that can log a DRAT proof of unsatisfiability through PySAT (minisat22, mergesat3 and minicard
 # cannot: PySAT raises NotImplementedError)
+CUBES_PER_WORKER = 64  # cubes=N unset, several workers or a cluster: this many cubes per worker (or thread)
 PROOF_SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "maplechrono", "maplecm",
                  "lingeling")
 
@@ -65,12 +73,15 @@ class SatBackend(Backend):
     extra = "sat"
     modules = ("pysat",)
     warm = ("pysat.solvers", "pysat.card", "edgematch.encodings.cnf", "edgematch.encodings.cnf_best")
-    description = "Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...)"
-    options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof", "maxsat")
+    description = ("Heule-style CNF solved by a PySAT solver (sat:glucose4, sat:cadical195, ...); cubes=N: "
+                   "cube-and-conquer (the native search's prefixes as assumptions), on --workers or a cluster")
+    options = ("one_to_one", "forbidden", "support", "amo", "symmetry", "proof", "maxsat", "cubes")
     defaults = {"one_to_one": "on", "forbidden": "on", "support": "on", "amo": "seqcounter", "symmetry": "on",
-                "proof": "none", "maxsat": MAXSAT[0]}
+                "proof": "none", "maxsat": MAXSAT[0],
+                "cubes": f"off (solve with --workers N or a cluster: {CUBES_PER_WORKER} per worker)"}
     variants = SOLVERS
     questions = ("first", "all", "count", "best")
+    on_cluster = True  # a first solution by cube-and-conquer (edgematch.solvers.cubes)
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in SOLVERS:  # refused by name, before any run is planned
@@ -88,6 +99,21 @@ class SatBackend(Backend):
                         f"search (it takes {', '.join(BEST_OPTIONS)})")
         elif "maxsat" in task.options:
             return f"{self.full_name} backend: option maxsat applies to the best-score search only"
+        if task.question != "first":
+            if "cubes" in task.options:
+                return f"{self.full_name} backend: option cubes applies to a first solution (solve) only"
+            if task.cluster is not None:
+                return (f"{self.full_name} backend: on a cluster it finds a first solution (solve, by "
+                        f"cube-and-conquer); native's count, --all and best run on a cluster")
+            return None
+        try:
+            cubes = cube_count(task.options["cubes"]) if "cubes" in task.options else None
+        except UsageError as exc:
+            return f"{self.full_name} backend: {exc}"
+        if cubes is None and "cubes" in task.options and (task.workers > 1 or task.cluster is not None):
+            return f"{self.full_name} backend: cubes=off runs one solver; more workers or a cluster need cubes"
+        if "proof" in task.options and (cubes is not None or task.workers > 1 or task.cluster is not None):
+            return f"{self.full_name} backend: a proof comes from one solver on the whole CNF, not from cubes"
         return None
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
@@ -98,6 +124,7 @@ class SatBackend(Backend):
 
         solver = self.sub or DEFAULT_SOLVER
         given = self.checked_options(task)
+        cubes = self._cubes(given.pop("cubes", None), task)
         proof = _proof_paths(given.pop("proof", None), solver, task)
         flags = {k: on_off(v) for k, v in given.items() if k != "amo"}
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
@@ -106,9 +133,15 @@ class SatBackend(Backend):
         deadline = None if task.time_limit is None else started + task.time_limit
         want_boards = 1 if task.question == "first" else None
         got = _Received(task, started)
+        if task.cluster is not None:
+            return self._on_cluster(puzzle, task, options, solver, started)
         began = time.time()  # the proof's temporary files are newer than this (the wall clock, as files are)
         try:
-            stopped = stream(_child, (puzzle, options, solver, want_boards, proof), deadline, got.handle)
+            if cubes is None:
+                stopped = stream(_child, (puzzle, options, solver, want_boards, proof), deadline, got.handle)
+            else:
+                stopped = stream(conquer_child, (puzzle, options, solver, cubes, task.workers, deadline), deadline,
+                                 got.handle)
         except ChildDied as exc:
             stopped = "error"
             got.message = f"sat:{solver}: {exc}"
@@ -120,8 +153,9 @@ class SatBackend(Backend):
 
         result = Result(
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
-            counters={**got.stats, **got.enc_stats, "boards": len(boards)},
-            options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS}},
+            counters={**got.stats, **got.enc_stats, "boards": len(boards), **got.cube_stats},
+            options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS},
+                     **({"cubes": cubes, "workers": task.workers} if cubes is not None else {})},
             message=got.message or stopped,
         )
         if stopped == "error":
@@ -162,6 +196,49 @@ class SatBackend(Backend):
         return result
 
 
+    @staticmethod
+    def _cubes(given: object, task: Task) -> int | None:
+        """How many cubes to split a first solution into (None: solve the CNF whole): the option, else
+        :data:`CUBES_PER_WORKER` per worker when there are several workers or a cluster."""
+        if given is not None:
+            return cube_count(given)
+        if task.question == "first" and (task.workers > 1 or task.cluster is not None):
+            return CUBES_PER_WORKER * task.workers
+        return None
+
+    def _on_cluster(self, puzzle: Puzzle, task: Task, options: Any, solver: str, started: float) -> Result:
+        """A first solution by cube-and-conquer on ``task.cluster`` (batches of cubes as Dask tasks). Without
+        the option, :data:`CUBES_PER_WORKER` cubes per worker thread of the cluster."""
+        from edgematch.solvers.cluster import describe
+        from edgematch.solvers.cubes import run_cluster
+
+        cubes = cube_count(task.options["cubes"]) if "cubes" in task.options else None
+        left = None if task.time_limit is None else task.time_limit - (time.monotonic() - started)
+        message = ""
+        try:
+            got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
+        except ChildDied as exc:
+            got, message = None, f"sat:{solver}: {exc}"
+        took = time.monotonic() - started
+        result = Result(
+            backend=f"sat:{solver}", status=Status.ERROR if got is None else Status.TIMEOUT,
+            timings=Timings(build=0.0, solve=took), message=message,
+            counters={} if got is None else dict(got.counters),
+            options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS},
+                     "cubes": cubes if got is None else int(got.counters.get("cubes_asked", 0)),
+                     "cluster": describe(task.cluster)},
+        )
+        if got is None:
+            return result
+        if got.board is not None:
+            result.status = Status.SOLVED
+            result.solutions = [decode(puzzle, got.types, got.board)]
+        elif got.finished:
+            result.status = Status.UNSAT
+        else:
+            result.message = got.stopped or "time limit"
+        return result
+
     def _best(self, puzzle: Puzzle, task: Task) -> Result:
         """The best-score question: better boards streamed from the child, until optimal or stopped."""
         from edgematch.encodings.cnf import AMO_ENCODINGS
@@ -199,6 +276,7 @@ class _Received:
         self.enc_stats: dict[str, float] = {}
         self.boards: list[tuple] = []
         self.stats: dict[str, float] = {}
+        self.cube_stats: dict[str, float] = {}  # cube-and-conquer: the plan's counters and the cubes settled
         self.finished = False
         self.message = ""
 
@@ -213,6 +291,11 @@ class _Received:
                                     "elapsed": time.monotonic() - self.started})
         elif kind == "done":
             self.stats, self.finished = dict(payload[0]), payload[1]
+        elif kind == "cubes":
+            self.cube_stats.update(payload)
+            self.cube_stats.setdefault("cubes_unsat", 0)
+        elif kind == "cube":
+            self.cube_stats["cubes_unsat"] = self.cube_stats.get("cubes_unsat", 0) + payload
         return False
 
 

@@ -1,0 +1,496 @@
+"""Cube-and-conquer for the SAT backend: ``sat -O cubes=N`` (a first solution).
+
+**Cubes.** The native search splits its tree by prefixes of its fill order
+(:func:`edgematch.solvers.native.search.prefixes` on :func:`~edgematch.solvers.native.tables.build_tables`): every
+fitting assignment of candidates to the first ``d`` positions, ``d`` the shallowest depth giving at least ``N`` of
+them. A candidate at a position is one (cell, tile type, turn), and the CNF has exactly one variable for that,
+``("x", cell, type, turn)`` (:mod:`edgematch.encodings.cnf` places tile *types*, identical tiles merged, as the
+native tables do, from the same :func:`~edgematch.core.tiletypes.tile_types`). So a prefix becomes a cube of
+``d`` placement literals, used as assumptions. Placement literals are the strongest cube there is (seam colours
+would be weaker, and would need deduplication); no two cubes are equal, because at one position distinct
+candidates are distinct (type, turn) pairs.
+
+Why the cubes cover every solution (so "every cube unsatisfiable" proves "no solution"), and are disjoint:
+- Every model of the CNF is a solution board. Its placements on the first ``d`` cells of the fill order fit
+  the frame, the hints and each other (and use each type at most as often as it has copies), so the native
+  split, which keeps *every* such prefix, lists it; the model satisfies that prefix's cube.
+- A cube naming a placement the CNF has no variable for (removed by the domains' seam filtering, or an anchor
+  turn the symmetry option forbids) is satisfied by no model: it is dropped, and no solution is lost.
+- The board's turn is fixed the same way on both sides: the tables are built with the CNF's ``symmetry``
+  option, so the same anchor tile (:func:`edgematch.encodings.domains.anchor`) keeps the same turns.
+- Two cubes differ at some cell in (type, turn), and a model places one (type, turn) per cell: disjoint.
+  (Tested: solutions counted cube by cube add up to the native count; every brute-force solution satisfies
+  exactly one cube.)
+
+**Conquer.** One incremental PySAT solver per worker holds the CNF, loaded once, and solves its cubes one after
+another with ``solve(assumptions=cube)``, keeping what it learnt. The cubes are first propagated
+(``propagate(assumptions=cube)``): a conflict refutes a cube at once, and the rest are solved most constrained
+first (most literals implied: the smallest sub-problems, settled fastest). A satisfiable cube gives the board
+(decoded as the SAT backend decodes a model); every cube unsatisfiable means no solution.
+
+- ``workers=1``: the loop runs in the SAT backend's solver child (:func:`conquer_child`).
+- ``workers=N``: that child builds the CNF, the cubes and their order once, loads the solver, and forks N
+  workers that inherit the loaded solver; they take cubes from a shared counter. The first board stops them.
+- On a Dask cluster (:func:`run_cluster`): the client plans the cubes (the native tables only, no CNF), deals
+  them round-robin into batches, a few per worker thread, and submits each batch as a task; a task forks a
+  child that builds the CNF and conquers its batch. The first board sets a Dask ``Event`` the running tasks
+  poll, and queued batches are cancelled.
+
+**Time limits.** Every solver runs in a process that is killed at the limit, Ctrl-C or the first board: the
+SAT backend's child, its forked workers (which die with it, ``PR_SET_PDEATHSIG``), or the child a Dask task
+forks. A timer calling ``interrupt()`` would not do: PySAT's CaDiCaL and Lingeling refuse ``interrupt()``
+(``NotImplementedError``), and CaDiCaL 1.9.5 keeps the GIL while it solves, so no timer thread even runs
+(measured: a 10 ms ticker ticked twice in a 2.6 s solve).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any
+
+from edgematch.core.model import Puzzle
+from edgematch.errors import UsageError, shown
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child
+from edgematch.solvers.processes import start as start_child
+
+Placement = tuple[int, int, int]  # (cell, tile type, turn): one CNF placement variable
+Cube = tuple[Placement, ...]
+
+MAX_CUBES = 1_000_000  # the most cubes -O cubes= may ask for (the split's level can hold several times more)
+BATCHES_PER_THREAD = 4  # cluster: batches per worker thread, so a thread that drew easy cubes takes another
+STOP_POLL_SECONDS = 0.5  # cluster: how often a running batch asks whether another found the board
+REPORT_AHEAD = 0.1  # cluster: seconds before the limit the batches stop, to report in time
+POLL_SECONDS = 0.1  # how often a waiting parent looks at the clock
+
+
+def cube_count(value: object) -> int | None:
+    """The ``cubes`` option: ``off`` (None) or a whole number of cubes from 2 to :data:`MAX_CUBES` (ASCII digits,
+    as every number edgematch reads); anything else is one UsageError line."""
+    if value is False or str(value).strip().lower() == "off":
+        return None
+    text = str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise UsageError(f"option cubes: a number of cubes (2 or more) or off, got {shown(value)}")
+    number = int(text)
+    if not 2 <= number <= MAX_CUBES:
+        raise UsageError(f"option cubes: from 2 to {MAX_CUBES:,} cubes (or off), got {number}")
+    return number
+
+
+@dataclass(frozen=True)
+class CubePlan:
+    """The cubes of a split (placements, not yet literals), and how they were made."""
+
+    cubes: list[Cube]
+    depth: int  # cells each cube fixes
+    nodes: int  # nodes the native split spent
+
+
+def plan_cubes(puzzle: Puzzle, target: int, symmetry: bool, deadline: float | None = None) -> CubePlan:
+    """At least ``target`` cubes when the tree allows (fewer when it is small, or ``deadline``, a
+    ``time.monotonic()`` instant, passes while splitting): the native search's prefixes, as placements.
+    ``symmetry`` must be the CNF's, so both fix the board's turn with the same anchor."""
+    from edgematch.solvers.native.search import prefixes
+    from edgematch.solvers.native.tables import build_tables
+
+    tables = build_tables(puzzle, "auto", symmetry=symmetry)
+    found, nodes = prefixes(tables, target, deadline)
+    cells = [int(c) for c in tables.order]
+    types, turns = tables.cand_type, tables.cand_rot
+    cubes = [tuple((cells[p], int(types[i]), int(turns[i])) for p, i in enumerate(prefix)) for prefix in found]
+    return CubePlan(cubes, len(cubes[0]) if cubes else 0, nodes)
+
+
+def literals(enc: Any, cube: Cube) -> list[int] | None:
+    """The cube's assumption literals in the CNF ``enc``; None when it names a placement the CNF has no variable
+    for (no model places it, so no solution is in the cube)."""
+    known = enc.pool.obj2id
+    out = []
+    for cell, t, r in cube:
+        var = known.get(("x", cell, t, r))
+        if var is None:
+            return None
+        out.append(var)
+    return out
+
+
+@dataclass
+class Ordered:
+    """Cubes as literals, in the order they will be solved, and what was settled before solving."""
+
+    cubes: list[list[int]]
+    dropped: int = 0  # named a placement the CNF does not have
+    refuted: int = 0  # unit propagation alone found a conflict
+
+
+def ordered(sat: Any, enc: Any, cubes: Iterable[Cube], deadline: float | None = None) -> Ordered:
+    """Translate ``cubes`` into literals and order them: propagated under each cube, those in conflict are
+    refuted, the rest go most implied literals first. A solver without ``propagate`` (or a deadline passing
+    while propagating) keeps the rest in the split's order."""
+    out = Ordered([])
+    scored: list[tuple[int, int, list[int]]] = []
+    able = True
+    for index, cube in enumerate(cubes):
+        lits = literals(enc, cube)
+        if lits is None:
+            out.dropped += 1
+            continue
+        if able and (deadline is None or time.monotonic() < deadline):
+            try:
+                fine, implied = sat.propagate(assumptions=lits)
+            except NotImplementedError:
+                able = False
+            else:
+                if not fine:
+                    out.refuted += 1
+                    continue
+                scored.append((-len(implied), index, lits))
+                continue
+        scored.append((0, index, lits))
+    if able:
+        scored.sort(key=lambda item: (item[0], item[1]))
+    out.cubes = [lits for _, _, lits in scored]
+    return out
+
+
+def statistics(sat: Any) -> dict[str, float]:
+    """The solver's accumulated counters (conflicts, decisions, ...), or none."""
+    with contextlib.suppress(Exception):
+        return dict(sat.accum_stats() or {})
+    return {}
+
+
+def added(total: dict[str, float], more: dict[str, float]) -> dict[str, float]:
+    """Counters summed key by key."""
+    for key, value in more.items():
+        total[key] = total.get(key, 0) + value
+    return total
+
+
+def conquer_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: str, target: int,
+                  workers: int, deadline: float | None) -> None:
+    """The SAT backend's solver child for cube-and-conquer: build the CNF, plan and order the cubes, solve them
+    (here, or in ``workers`` forked workers), send the first board; then the counters. Messages: ``built``,
+    ``cubes`` (the plan's counters), ``cube`` (one more cube unsatisfiable), ``board``, ``done`` (counters,
+    finished)."""
+    from pysat.solvers import Solver
+
+    from edgematch.encodings.cnf import encode
+
+    start = time.perf_counter()
+    enc = encode(puzzle, options)
+    send(("built", (time.perf_counter() - start, enc.types, enc.turns, enc.stats)))
+    plan = plan_cubes(puzzle, target, options.symmetry, deadline)
+    with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
+        order = ordered(sat, enc, plan.cubes, deadline)
+        send(("cubes", {"cubes": len(plan.cubes), "cube_depth": plan.depth, "cubes_dropped": order.dropped,
+                        "cubes_refuted": order.refuted, "split_nodes": plan.nodes,
+                        "cube_seconds": time.perf_counter() - start}))
+        if workers <= 1 or len(order.cubes) <= 1:
+            board, stats = conquer(sat, enc, order.cubes, lambda: send(("cube", 1)))
+        else:
+            board, stats = _in_workers(sat, enc, order.cubes, workers, send)
+    if board is not None:
+        send(("board", tuple(board)))
+    send(("done", (stats, board is None)))
+
+
+def conquer(sat: Any, enc: Any, cubes: Iterable[list[int]], settled: Callable[[], None] | None = None,
+            should_stop: Callable[[], bool] | None = None) -> tuple[list | None, dict[str, float]]:
+    """Solve ``cubes`` one after another in the incremental solver ``sat``: the board of the first satisfiable
+    one (None when all are unsatisfiable, or ``should_stop()`` said so between cubes) and the solver's counters."""
+    for lits in cubes:
+        if should_stop is not None and should_stop():
+            break
+        if sat.solve(assumptions=lits):
+            return list(enc.decode(sat.get_model())), statistics(sat)
+        if settled is not None:
+            settled()
+    return None, statistics(sat)
+
+
+def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: Callable[[Any], None]
+                ) -> tuple[list | None, dict[str, float]]:
+    """Fork ``workers`` processes, each with a copy of the loaded solver ``sat``, taking cubes from a shared
+    counter; forward each settled cube; return the first board (the workers are then killed) or None when every
+    cube is unsatisfiable. A worker that dies raises ChildDied. The workers die with this process."""
+    ctx = context()
+    taken = ctx.Value("q", 0)
+    running: dict[Any, Any] = {}
+    stats: dict[str, float] = {}
+    board = None
+    try:
+        for _ in range(min(workers, len(cubes))):
+            receive, write = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=_worker, args=(write, sat, enc, cubes, taken), daemon=True)
+            running[receive] = process
+            try:
+                start_child(process)
+            finally:
+                write.close()
+        while running and board is None:
+            for receive in wait(list(running)):
+                try:
+                    kind, payload = receive.recv()
+                except EOFError:
+                    process = running.pop(receive)
+                    receive.close()
+                    process.join(timeout=1)
+                    raise ChildDied(f"a SAT cube worker died (exit code {process.exitcode})") from None
+                if kind == "cube":
+                    send(("cube", 1))
+                elif kind == "board":
+                    board, more = payload
+                    added(stats, more)
+                elif kind == "end":
+                    added(stats, payload)
+                    running.pop(receive).join(timeout=5)
+                    receive.close()
+    finally:
+        for process in running.values():
+            if process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGKILL)
+        for receive, process in running.items():
+            process.join(timeout=5)
+            receive.close()
+    return board, stats
+
+
+def _worker(write: Any, sat: Any, enc: Any, cubes: list[list[int]], taken: Any) -> None:
+    """One cube worker: take the next cube from the shared counter and solve it, until a board or none left."""
+    worker_child()
+
+    def next_cubes() -> Iterable[list[int]]:
+        while True:
+            with taken.get_lock():
+                index = taken.value
+                taken.value += 1
+            if index >= len(cubes):
+                return
+            yield cubes[index]
+
+    board, stats = conquer(sat, enc, next_cubes(), lambda: write.send(("cube", 1)))
+    write.send(("board", (board, stats)) if board is not None else ("end", stats))
+    write.close()
+
+
+# ---------------------------------------------------------------- on a Dask cluster
+
+
+@dataclass
+class Conquest:
+    """How cube-and-conquer on a cluster ended."""
+
+    board: list | None = None
+    finished: bool = False  # every cube settled (and none satisfiable, unless ``board``)
+    stopped: str = ""  # "", TIME_LIMIT or INTERRUPTED
+    counters: dict[str, float] = field(default_factory=dict)
+    types: Any = None
+    turns: int = 1
+
+
+def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, cluster: Any,
+                time_limit: float | None, per_thread: int = 64) -> Conquest:
+    """Cube-and-conquer with the batches of cubes as tasks on ``cluster`` (see the module doc): at least
+    ``target`` cubes, or ``per_thread`` per worker thread of the cluster. Connecting (starting a local cluster)
+    and planning count against the time limit."""
+    from edgematch.core.symmetry import board_turns
+    from edgematch.core.tiletypes import tile_types
+    from edgematch.encodings.domains import anchor
+    from edgematch.solvers.cluster import connected, distributed, threads
+
+    start = time.monotonic()
+    deadline = None if time_limit is None else start + time_limit
+    types = tile_types(puzzle)
+    turns = board_turns(puzzle)
+    out = Conquest(types=types, turns=len(turns) if options.symmetry and anchor(puzzle, types, turns) is not None
+                   else 1)
+    futures: dict[str, Any] = {}
+    try:
+        with connected(cluster) as client:
+            dd = distributed()
+            width = threads(client)
+            target = target or per_thread * width
+            plan = plan_cubes(puzzle, target, options.symmetry, deadline)
+            batches = max(1, min(len(plan.cubes), width * BATCHES_PER_THREAD))
+            out.counters.update({"cubes_asked": target, "cubes": len(plan.cubes), "cube_depth": plan.depth,
+                                 "split_nodes": plan.nodes, "batches": batches, "cubes_unsat": 0})
+            run = uuid.uuid4().hex[:12]
+            stop = dd.Event(f"edgematch-cubes-{run}", client=client)
+            wall = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
+            for b in range(batches):
+                future = client.submit(conquer_batch, puzzle, options, solver, plan.cubes[b::batches], wall,
+                                       stop.name, key=f"edgematch-cubes-{run}-{b}", pure=False)
+                futures[future.key] = future
+            done = dd.as_completed(list(futures.values()))
+            try:
+                out.stopped = _gather(done, futures, out, deadline)
+            except KeyboardInterrupt:
+                out.stopped = INTERRUPTED
+            finally:
+                with contextlib.suppress(Exception):
+                    stop.set()  # running batches see it and kill their solvers
+                if futures:
+                    with contextlib.suppress(Exception):
+                        client.cancel(list(futures.values()))
+    except KeyboardInterrupt:
+        out.stopped = INTERRUPTED
+    out.finished = out.board is None and not out.stopped and not futures
+    if out.board is not None:
+        out.stopped = ""
+    out.counters["seconds"] = time.monotonic() - start
+    return out
+
+
+def _gather(done: Any, futures: dict[str, Any], out: Conquest, deadline: float | None) -> str:
+    """Take batch results as they come until a board (``""``), every batch settled (``""``) or the deadline
+    (:data:`TIME_LIMIT`); a batch that failed raises ChildDied."""
+    while futures:
+        if deadline is not None and time.monotonic() >= deadline:
+            return TIME_LIMIT
+        batch = done.next_batch(block=False) if done.has_ready() else []
+        if not batch:
+            time.sleep(POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
+        for future in batch:
+            if futures.pop(future.key, None) is None or future.status == "cancelled":
+                continue
+            if future.status == "error":
+                raise ChildDied(f"a batch of cubes failed on the cluster: {type(future.exception()).__name__}: "
+                                f"{future.exception()}")
+            board, counters, settled = future.result()
+            added(out.counters, counters)
+            if board is not None:
+                out.board = board
+                return ""
+            if not settled:  # stopped (its deadline) before every cube of the batch was settled
+                return TIME_LIMIT
+    return ""
+
+
+def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], wall_deadline: float | None,
+                  stop_name: str, stop_poll: float = STOP_POLL_SECONDS) -> tuple[list | None, dict[str, float], bool]:
+    """Run on a Dask worker: conquer ``cubes`` in a forked child (killed at ``wall_deadline``, a ``time.time()``
+    instant, or when the client sets the stop event). Returns the board found (or None), the counters, and
+    whether every cube was settled."""
+    from edgematch.solvers.cluster import distributed
+
+    event = distributed().Event(stop_name)
+    last = [0.0]
+
+    def should_stop() -> bool:
+        now = time.monotonic()
+        if now - last[0] < stop_poll:
+            return False
+        last[0] = now
+        with contextlib.suppress(Exception):  # a scheduler that cannot be asked: the deadline still holds
+            return bool(event.is_set())
+        return False
+
+    deadline = None if wall_deadline is None else time.monotonic() + (wall_deadline - time.time())
+    counters: dict[str, float] = {"cubes_unsat": 0}
+    board: list | None = None
+    finished = False
+
+    def handle(message: tuple[str, Any]) -> None:
+        nonlocal board, finished
+        kind, payload = message
+        if kind == "cube":
+            counters["cubes_unsat"] += 1
+        elif kind == "cubes":
+            added(counters, {k: v for k, v in payload.items()
+                             if k in ("cubes_dropped", "cubes_refuted")})
+        elif kind == "board":
+            board = list(payload)
+        elif kind == "done":
+            added(counters, payload[0])
+            finished = payload[1]
+
+    watched(_batch_child, (puzzle, options, solver, cubes, deadline), deadline, should_stop, handle)
+    return board, counters, finished or board is not None
+
+
+def _batch_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube],
+                 deadline: float | None) -> None:
+    """A cluster batch's solver process: the CNF, the batch's cubes in order, then conquer them."""
+    from pysat.solvers import Solver
+
+    from edgematch.encodings.cnf import encode
+
+    enc = encode(puzzle, options)
+    with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
+        order = ordered(sat, enc, cubes, deadline)
+        send(("cubes", {"cubes_dropped": order.dropped, "cubes_refuted": order.refuted}))
+        board, stats = conquer(sat, enc, order.cubes, lambda: send(("cube", 1)))
+    if board is not None:
+        send(("board", tuple(board)))
+    send(("done", (stats, True)))
+
+
+def watched(target: Callable[..., None], args: tuple, deadline: float | None, should_stop: Callable[[], bool],
+            handle: Callable[[tuple[str, Any]], None]) -> str:
+    """Run ``target(send, *args)`` in a forked worker child, giving each message to ``handle``, until it returns
+    (``""``), ``deadline`` (``time.monotonic()``) passes (:data:`TIME_LIMIT`) or ``should_stop()`` (asked every
+    :data:`POLL_SECONDS`) says so (``"stopped"``); the child is killed before this returns. Like
+    :func:`edgematch.solvers.processes.stream`, which has no stop question: a Dask task must also stop when
+    another one found the board. A child that dies or raises raises ChildDied (an edgematch error: itself)."""
+    ctx = context()
+    receive, send = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=_watched_main, args=(target, send, args), daemon=True)
+    try:
+        start_child(process)
+        send.close()
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return TIME_LIMIT
+            if should_stop():
+                return "stopped"
+            if not receive.poll(POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
+                continue
+            try:
+                kind, payload = receive.recv()
+            except EOFError:
+                process.join(timeout=1)
+                raise ChildDied(f"a SAT cube process died (exit code {process.exitcode})") from None
+            if kind == "end":
+                return ""
+            if kind == "failed":
+                name, text, ours = payload
+                if ours is not None:
+                    raise ours
+                raise ChildDied(f"{name}: {text}")
+            handle((kind, payload))
+    finally:
+        send.close()
+        if process.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+            process.join(timeout=5)
+        receive.close()
+
+
+def _watched_main(target: Callable[..., None], send: Any, args: tuple) -> None:
+    from edgematch.errors import EdgematchError
+
+    worker_child()
+    try:
+        target(send.send, *args)
+        send.send(("end", None))
+    except BaseException as exc:  # noqa: BLE001  (reported to the parent, which decides)
+        ours = exc if isinstance(exc, EdgematchError | MemoryError) else None
+        try:
+            send.send(("failed", (type(exc).__name__, str(exc), ours)))
+        except Exception:  # noqa: BLE001  (an error that does not pickle: its name and text will do)
+            send.send(("failed", (type(exc).__name__, str(exc), None)))
+
+
+__all__ = ["Cube", "CubePlan", "Conquest", "conquer", "conquer_child", "cube_count", "literals", "ordered",
+           "plan_cubes", "run_cluster"]
