@@ -43,7 +43,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 1  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 2  # em_abi_version() of the ckernel.c this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -102,6 +102,23 @@ def c_library() -> Any:
         A, A, A, N,  # type_left, placed, vis, n_vis
         A, A, A,  # picks, ptr, end
         A, N, N,  # state, start, budget
+        A, N, N,  # turn_src, n_turns, turn_cols
+        N, A, N, N,  # count_canonical, out, cap, out_cols
+        A,  # counters
+    ]
+    prop = lib.em_propagate
+    prop.restype = ctypes.c_int64
+    prop.argtypes = [
+        N, N, N,  # n, P, flags
+        A, A, A,  # order, pos_of_cell, neighbour
+        A, A, A, A, A, A,  # m_base, m_key_a, m_key_b, m_extra_n, m_extra_src, m_extra_side
+        A, A,  # tab_start, tab_end
+        A, A, A, ctypes.c_uint32,  # cand_type, cand_edge, cand_vis, width
+        A, A, N, ctypes.c_int32,  # cell_class, vis_partner, n_labels, frame_vis
+        A, A,  # supply, demand
+        A, A, A, A, A, N,  # type_left, placed, open, mask, vis, n_vis
+        A, A, A, A,  # cell_at, picks, ptr, end
+        A, N,  # state, budget
         A, N, N,  # turn_src, n_turns, turn_cols
         N, A, N, N,  # count_canonical, out, cap, out_cols
         A,  # counters

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -212,6 +213,7 @@ def drive_restarts(
     time_limit: float | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
     keep_first: bool = True,
+    make: Callable[[Tables], Any] | None = None,
 ) -> tuple[Outcome, int, Tables]:
     """Look for one solution by restarting: run ``k`` gets ``luby(k) * unit`` nodes with every bucket of
     the candidate tables shuffled (seeded by ``seed`` and ``k``). A backtracker's time to a first solution
@@ -227,7 +229,10 @@ def drive_restarts(
 
     Every run is complete, so one that exhausts its tree proves there is no solution. Tables may be given
     as functions that build them, called when their turn first comes. Returns the outcome, the number of
-    restarts (searches started beside the first), and the tables that found it (its picks index them)."""
+    restarts (searches started beside the first), and the tables that found it (its picks index them).
+    ``make`` builds a search over given tables (default: :class:`Search` keeping one solution), e.g. the
+    search with propagation."""
+    new = make or (lambda t: Search(t, capacity=1))
     every = [tables] if isinstance(tables, Tables) else list(tables)
 
     def built(index: int) -> Tables:
@@ -237,7 +242,7 @@ def drive_restarts(
 
     start = time.perf_counter()
     total = Outcome(finished=False)
-    kept = Search(built(0), capacity=1) if keep_first else None
+    kept = new(built(0)) if keep_first else None
     run = 0
     while True:
         run += 1
@@ -246,9 +251,9 @@ def drive_restarts(
 
         def restart(run: int = run, which: int = which) -> tuple[Search, np.ndarray | None, int]:
             if run <= len(every) and not (kept is not None and which == 0):
-                return Search(built(which), capacity=1), None, which
+                return new(built(which)), None, which
             fresh, perm = shuffled(built(which), np.random.default_rng([seed, run]))
-            return Search(fresh, capacity=1), perm, which
+            return new(fresh), perm, which
 
         steps = [lambda: (kept, None, 0)] if kept is not None else []
         for step in [*steps, restart]:  # the restart's tables are shuffled only when its turn comes

@@ -170,6 +170,8 @@ class Tables:
     order_name: str
     anchor: int | None = None  # the type whose turns fix the board's turn (symmetry breaking), if any
     folded: int = 1            # board turns the anchor folds away (each board stands for this many)
+    masks: MaskKeys | None = None  # every cell's keys for every set of placed neighbours (propagation only)
+    vis_labels: tuple[int, ...] = ()  # the visible label of each visible label id (cand_vis, vis0)
 
     @property
     def raw_multiplier(self) -> int:
@@ -181,9 +183,61 @@ class Tables:
         return len(self.order)
 
 
-def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False) -> Tables:
+@dataclass
+class MaskKeys:
+    """For each cell and each set of its sides facing placed neighbours (a 4-bit mask, bit s for side s): where
+    its bucket table starts, the ``placed`` indices of its two key neighbours (``n*4``: none) and up to two
+    more to check. Arrays of ``n * 16`` rows (``extra_*``: ``[n * 16, 2]``), flat so C reads them."""
+
+    base: np.ndarray
+    key_a: np.ndarray
+    key_b: np.ndarray
+    extra_n: np.ndarray
+    extra_src: np.ndarray
+    extra_side: np.ndarray
+
+
+def neighbours(puzzle: Puzzle) -> np.ndarray:
+    """Each cell's neighbour per side (N E S W), -1 off the board: ``[n * 4]``."""
+    out = np.full(puzzle.size * 4, -1, np.int32)
+    for cell in range(puzzle.size):
+        for s in SIDES:
+            nb = puzzle.neighbour(cell, s)
+            out[cell * 4 + s] = -1 if nb is None else nb
+    return out
+
+
+def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int]) -> MaskKeys:
+    """Keys of every (cell, placed-sides mask) as :func:`position_keys` picks them (W, N, E, S: the first two
+    as keys), registering the (class, key sides) combos they need in ``combos``."""
+    n, unconstrained = puzzle.size, puzzle.size * 4
+    rows = n * 16
+    keys = MaskKeys(np.zeros(rows, np.int64), np.full(rows, unconstrained, INDEX), np.full(rows, unconstrained, INDEX),
+                    np.zeros(rows, INDEX), np.zeros((rows, 2), INDEX), np.zeros((rows, 2), INDEX))
+    neighbour = neighbours(puzzle)
+    for cell in range(n):
+        for mask in range(16):
+            sides = [(s, int(neighbour[cell * 4 + s]) * 4 + (s + 2) % 4) for s in (3, 0, 1, 2)
+                     if mask >> s & 1 and neighbour[cell * 4 + s] >= 0]
+            row = cell * 16 + mask
+            side_a = sides[0][0] if sides else -1
+            side_b = sides[1][0] if len(sides) > 1 else -1
+            if sides:
+                keys.key_a[row] = sides[0][1]
+            if len(sides) > 1:
+                keys.key_b[row] = sides[1][1]
+            keys.base[row] = combos.setdefault((cell_class(puzzle, cell), side_a, side_b), len(combos))
+            keys.extra_n[row] = max(0, len(sides) - 2)
+            for j, (s, src) in enumerate(sides[2:]):
+                keys.extra_side[row, j], keys.extra_src[row, j] = s, src
+    return keys
+
+
+def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
-    fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc)."""
+    fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc).
+    ``masks`` adds every cell's keys for any set of placed neighbours (:class:`MaskKeys`: the search with
+    propagation picks its cells as it goes)."""
     n = puzzle.size
     order = auto_order(puzzle) if order == "auto" else order
     types = tile_types(puzzle)
@@ -206,6 +260,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     unconstrained = n * 4
     at = position_keys(puzzle, cells, hinted, INDEX)
     combos = at.combos
+    by_mask = mask_keys(puzzle, combos) if masks else None
 
     # candidate tables: for each combo, candidates of its class bucketed by their two key labels
     cand: list[tuple[int, int, tuple[int, ...]]] = []
@@ -255,6 +310,8 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
         type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int32),
         placed0=placed0, vis0=vis0, turn_src=turn_src, types=types,
         free_label=free, order_name=order, anchor=pinned, folded=folded,
+        vis_labels=tuple(sorted(vis_ids, key=vis_ids.__getitem__)),
+        masks=None if by_mask is None else replace(by_mask, base=(by_mask.base * (free + 1) ** 2).astype(INDEX)),
     )
 
 
