@@ -102,7 +102,6 @@ def test_time_limit_stops_the_restarts():
     ("native", {"unit": 0}, "option unit: must be at least 1"),
     ("native:restarts", {"unit": 0}, "option unit: must be at least 1"),
     ("native:restarts", {"seed": "x"}, "option seed: expected a whole number"),
-    ("native:restarts", {"workers": 2}, "runs in one process"),
 ])
 def test_bad_variants_and_options_are_named(backend, options, message):
     puzzle = edgematch.read_puzzle("examples/insects.em")

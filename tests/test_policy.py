@@ -217,8 +217,8 @@ def options_policy():
     (5, 1, {"order": "spiral"}, "native:restarts"),
     (8, 1, {}, "portfolio:native+native:restarts"),
     (8, 1, {"order": "spiral"}, "native:restarts"),   # a portfolio takes no options: the rule below does
-    (5, 2, {}, "native"),                              # restarts run in one process: no rule fits, the default
-    (8, 2, {}, "native"),                              # the portfolio's member cannot take 2 workers either
+    (5, 2, {}, "native:restarts"),                     # two workers: two seeded chains of the restarts race
+    (8, 2, {}, "native:restarts"),                     # a portfolio takes no workers: the rule below it does
 ])
 def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, workers, options, backend):
     from edgematch.solvers.base import Task

@@ -214,11 +214,14 @@ def _verify(puzzle: Puzzle, solution: Solution, backend: str) -> None:
 
 def solve(
     puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = None, workers: int = 1,
-    progress: Callable[[dict[str, float]], None] | None = None, confirm: bool = False, **options: Any,
+    progress: Callable[[dict[str, float]], None] | None = None, confirm: bool = False, cluster: Any = None,
+    **options: Any,
 ) -> Result:
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``.
-    ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`)."""
-    task = _task("first", time_limit, workers, None, False, progress, options)
+    ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`).
+    ``workers=N`` (native): N differently seeded chains of the search race, the first solution stops the rest;
+    ``cluster``: the same race with one chain per worker thread of a Dask cluster (as for :func:`count`)."""
+    task = _on_cluster(_task("first", time_limit, workers, None, False, progress, options), cluster)
     return _answered(puzzle, backend, task, confirm)
 
 

@@ -206,7 +206,7 @@ class Backend:
             answers = ", ".join(self.questions)
             return f"{self.full_name} backend does not answer {task.question!r} (it answers {answers})"
         if task.cluster is not None and not self.on_cluster:
-            return f"{self.full_name} backend does not run on a cluster (native's count, --all and best do)"
+            return f"{self.full_name} backend does not run on a cluster (native does)"
         unknown = sorted(set(task.options) - set(self.options))
         if unknown:
             known = ", ".join(self.options) or "none"

@@ -13,8 +13,9 @@ Options: ``order`` (``auto`` default: the more constrained region first, see
 :func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``) and ``symmetry``
 (default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
-(:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (a first solution then
-comes from the split depth-first search).
+(:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
+solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
+worker thread) chains of the one-process search, seeds ``seed + i`` (:mod:`edgematch.solvers.native.race`).
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
@@ -27,13 +28,16 @@ comes from the split depth-first search).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, listed
+from edgematch.solvers.native.propagate import OPTIONS as PROPAGATION
+from edgematch.solvers.native.propagate import Propagation, propagation
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 
@@ -87,9 +91,11 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "unit", "seed", "start", "breaks", "double", "search", "width", "fanout",
-               "repair", "beam_share")
-    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "unit": str(RESTART_UNIT), "seed": "0",
+    options = ("order", "symmetry", "fc", "bounds", "keep", "unit", "seed", "start", "breaks", "double", "search",
+               "width", "fanout", "repair", "beam_share")
+    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "fc": "off", "bounds": "off",
+                "keep": "on (restarts: the search in the tables' own order resumes between them)",
+                "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
@@ -97,7 +103,7 @@ class NativeBackend(Backend):
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
-    # best: chains as Dask tasks (edgematch.solvers.native.chains)
+    # best: chains as Dask tasks (edgematch.solvers.native.chains); first: racing chains (native.race)
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -111,6 +117,14 @@ class NativeBackend(Backend):
 
     def refusal(self, task: Task) -> str | None:
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
+        propagating = task.options.keys() & set(PROPAGATION) or str(task.options.get("order")) == "dynamic"
+        if propagating and task.question == "best":
+            return "native backend: fc, bounds and order=dynamic are options of solve and count, not best"
+        if propagating and task.question != "first" and (task.workers > 1 or task.cluster is not None):
+            return ("native backend: fc, bounds and order=dynamic count and list in one process (the split "
+                    "search's parts follow the static order)")
+        if "keep" in task.options and (task.question != "first" or self.sub == "dfs"):
+            return "native backend: keep is an option of the restarts (one solution with native)"
         if task.question == "best":
             problem = _best_options_problem(task.options)
             if problem:
@@ -119,15 +133,10 @@ class NativeBackend(Backend):
             return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
         if task.question == "best" and self.sub == "dfs":
             return "native:dfs does not answer best (use native)"
-        if task.cluster is not None and task.question not in ("count", "all", "best"):
-            return ("native backend: a cluster runs count and --all (the split search) and best (chains); one "
-                    "solution runs here")
         if task.cluster is not None and task.workers > 1:
             return "native backend: workers and a cluster do not go together (local:N starts N workers)"
         if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
             return "native:dfs backend: unit and seed are options of the restarts (native, native:restarts)"
-        if self.sub == "restarts" and task.question == "first" and task.workers > 1:
-            return "native:restarts runs in one process; for several cores use portfolio"
         return super().refusal(task)
 
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
@@ -137,11 +146,14 @@ class NativeBackend(Backend):
         t0 = time.perf_counter()
         given = self.checked_options(task)
         order = str(given.get("order", DEFAULT_ORDER))
-        if order not in ORDERS:
-            raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}")
+        if order not in (*ORDERS, "dynamic"):
+            raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}, dynamic")
         # only a count folds the board turns away: solutions and listings must show every board
         symmetry = on_off(given.get("symmetry", True)) and task.question == "count"
-        tables = build_tables(puzzle, order, symmetry)
+        how = propagation(given, order)
+        tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any)
+        if how.dynamic:
+            tables = replace(tables, order_name="dynamic")
         build = time.perf_counter() - t0
         return tables, build, ensure_compiled()
 
@@ -163,9 +175,14 @@ class NativeBackend(Backend):
                 result = run_best(puzzle, task, given)
             result.backend = self.full_name
             return result
+        if task.question == "first" and self.sub != "dfs" and (task.workers > 1 or task.cluster is not None):
+            from edgematch.solvers.native import race  # chains of the one-process search race, seeds seed + i
+
+            return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
+                race.run_race(self, puzzle, task)
         from edgematch.solvers.native import parts
         from edgematch.solvers.native.kernels import selected as selected_kernel
-        from edgematch.solvers.native.search import Search, drive, drive_restarts
+        from edgematch.solvers.native.search import drive, drive_restarts
 
         tables, build, compile_s = self.prepare(puzzle, task)
         if tables.positions == 0:
@@ -179,12 +196,15 @@ class NativeBackend(Backend):
         restarting = self.sub != "dfs" and task.question == "first" and task.workers == 1
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
+        keep = on_off(task.options.get("keep", True))
+        how = propagation(self.checked_options(task), tables.order_name)
         restarts = 0
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         deadline = None if left is None else time.monotonic() + left
         if restarting:
-            outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress)
+            outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress, keep_first=keep,
+                                                  make=_searcher(puzzle, how, 1, False))
         elif task.workers > 1 or task.cluster is not None:
             try:
                 if task.cluster is not None:
@@ -196,7 +216,7 @@ class NativeBackend(Backend):
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
         else:
-            search = Search(tables, capacity=capacity, distinct=task.distinct)
+            search = _searcher(puzzle, how, capacity, task.distinct)(tables)
             outcome = drive(search, left, want, task.progress)
         solve = time.perf_counter() - t0
 
@@ -230,6 +250,8 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,
+                     **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off"} if how.any else {}),
+                     **({"keep": "off"} if restarting and not keep else {}),
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
             message=CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit"
             else outcome.stopped,
@@ -247,14 +269,26 @@ class NativeBackend(Backend):
         )
 
     def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
-        from edgematch.solvers.native.search import Search, iterate
+        from edgematch.solvers.native.search import iterate
 
         tables, _, _ = self.prepare(puzzle, task)
         if tables.positions == 0:
             yield from self._all_hinted(puzzle, tables, task, 0.0).solutions
             return
-        for picks in iterate(Search(tables, capacity=256), task.time_limit):
+        how = propagation(self.checked_options(task), tables.order_name)
+        for picks in iterate(_searcher(puzzle, how, 256, False)(tables), task.time_limit):
             yield from expand(puzzle, tables, picks)
+
+
+def _searcher(puzzle: Puzzle, how: Propagation, capacity: int, distinct: bool) -> Callable[[Tables], Any]:
+    """What builds a search over given tables: the plain loop, or the one with propagation
+    (:mod:`edgematch.solvers.native.propagate`) when ``how`` asks for any."""
+    from edgematch.solvers.native.propagate import PropSearch
+    from edgematch.solvers.native.search import Search
+
+    if not how.any:
+        return lambda t: Search(t, capacity=capacity, distinct=distinct)
+    return lambda t: PropSearch(puzzle, t, how, capacity=capacity, distinct=distinct)
 
 
 def _cluster_named(task: Task) -> dict[str, str]:
