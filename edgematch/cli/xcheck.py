@@ -182,7 +182,8 @@ def xcheck_cmd(
     per_call: Annotated[float, typer.Option("--per-call", help="Seconds each backend call may take (then it is "
                                             "a timeout, not a failure).")] = xc.PER_CALL,
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends (default "
-                                                 f"{','.join(xc.DEFAULT_BACKENDS)}).", show_default=False)] = None,
+                                                 f"{','.join(xc.DEFAULT_BACKENDS)}); options after @, e.g. "
+                                                 "native@order=dynamic@fc=on.", show_default=False)] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Where reproducer files of failures go "
                                                  f"(default {xc.DEFAULT_OUT}/; with puzzle files, none).",
                                                  show_default=False)] = None,

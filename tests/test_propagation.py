@@ -1,0 +1,125 @@
+"""The native search with propagation (issue 24 part 1): forward checking, the dynamic order and colour-count
+bounds keep every count exact and every first solution valid; they only remove nodes where they should."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import edgematch
+from edgematch import GeneratorSpec, generate
+from edgematch.bench import xcheck as xc
+from edgematch.core.model import Hint
+from edgematch.errors import EdgematchError, UsageError
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EACH = [{"fc": "on"}, {"order": "dynamic"}, {"bounds": "on"}, {"order": "dynamic", "bounds": "on"},
+        {"fc": "on", "bounds": "on"}]
+
+
+def spelled(options: dict[str, str]) -> str:
+    return "native" + "".join(f"@{k}={v}" for k, v in options.items())
+
+
+def test_every_option_agrees_with_the_brute_force_and_the_plain_search_on_random_boards():
+    """The cross-check's own stream (both rules, framed or not, turning or not, duplicates, true and wrong
+    hints, planted and random), raw and distinct counts, with the brute force on boards of up to 9 cells."""
+    cases = list(xc.generate_cases(11, 400))
+    report = xc.run_xcheck(cases, len(cases), ("native", *map(spelled, EACH)), jobs=2, out=None)
+    assert report.checked == len(cases) and report.stopped == ""
+    assert report.ok, [f.case.label for f in report.failures]
+    assert not report.timed_out
+    assert all(report.per_backend[spelled(o)].puzzles == len(cases) for o in EACH)
+
+
+@pytest.mark.parametrize("options", EACH, ids=spelled)
+def test_the_seed_articles_counts_hold_with_each_option(options):
+    """Insects: 4 raw / 1 distinct; Hunde-Spiel: 16 raw / 2 distinct (the articles' figures)."""
+    for name, raw, distinct in (("insects.em", 4, 1), ("hunde.hunde", 16, 2)):
+        result = edgematch.count(edgematch.read_puzzle(EXAMPLES / name), distinct=True, backend="native",
+                                 **options)
+        assert (result.count, result.distinct) == (raw, distinct), name
+
+
+@pytest.mark.parametrize("options", EACH, ids=spelled)
+@pytest.mark.parametrize("spec", [
+    GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=4, seed=3),
+    GeneratorSpec(5, 5, colours=4, seed=2),
+    GeneratorSpec(7, 4, framed=True, border_colours=2, inner_colours=5, seed=9),
+    GeneratorSpec(5, 5, colours=5, rule="signed", seed=4),
+], ids=["framed6", "unframed5", "framed7x4", "signed5"])
+def test_first_solutions_pass_the_checker(spec, options):
+    puzzle, _ = generate(spec)
+    for backend in ("native", "native:dfs"):
+        result = edgematch.solve(puzzle, backend=backend, time_limit=30, **options)
+        assert result.status.value == "solved"
+        assert edgematch.check(puzzle, result.solution).ok
+        assert result.options["order"] == ("dynamic" if options.get("order") == "dynamic" else "row")
+
+
+def test_a_solution_under_hints_keeps_them():
+    puzzle, planted = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=5))
+    hints = tuple(Hint(c, *planted.cells[c]) for c in (14, 21))
+    hinted = replace(puzzle, hints=hints)
+    for options in EACH:
+        result = edgematch.solve(hinted, backend="native", time_limit=30, **options)
+        assert edgematch.check(hinted, result.solution).ok
+        assert all(tuple(result.solution.cells[h.cell]) == (h.tile, h.rotation) for h in hints)
+
+
+def test_static_propagation_only_removes_nodes_and_sometimes_does():
+    """With the static order, forward checking and the bounds walk a part of the plain tree: a count never
+    takes more nodes, and on framed boards near the peak it takes fewer."""
+    fewer = {"fc": 0, "bounds": 0}
+    for seed in range(1, 6):
+        puzzle, _ = generate(GeneratorSpec(5, 5, framed=True, border_colours=3, inner_colours=4, seed=seed))
+        plain = edgematch.count(puzzle, backend="native")
+        for option in fewer:
+            result = edgematch.count(puzzle, backend="native", **{option: "on"})
+            assert result.count == plain.count
+            assert result.counters["nodes"] <= plain.counters["nodes"]
+            fewer[option] += result.counters["nodes"] < plain.counters["nodes"]
+    assert fewer["fc"] >= 3 and fewer["bounds"] >= 3, fewer
+
+
+def test_bad_values_and_combinations_are_one_clear_line():
+    puzzle = edgematch.read_puzzle(EXAMPLES / "insects.em")
+    with pytest.raises(UsageError, match="expected on/off"):
+        edgematch.solve(puzzle, backend="native", fc="maybe")
+    with pytest.raises(UsageError, match="unknown order 'diagonal'.*dynamic"):
+        edgematch.solve(puzzle, backend="native", order="diagonal")
+    with pytest.raises(UsageError, match="one process"):
+        edgematch.count(puzzle, backend="native", workers=2, fc="on")
+    with pytest.raises(UsageError, match="not best"):
+        edgematch.best(puzzle, backend="native", bounds="on")
+    with pytest.raises(UsageError, match="keep is an option of the restarts"):
+        edgematch.count(puzzle, backend="native", keep="off")
+
+
+def test_forcing_the_numba_kernel_refuses_propagation_instead_of_dropping_it(tmp_path):
+    script = ("import edgematch, sys\n"
+              "from edgematch.errors import EdgematchError\n"
+              f"p = edgematch.read_puzzle({str(EXAMPLES / 'insects.em')!r})\n"
+              "try:\n    edgematch.count(p, backend='native', fc='on')\n"
+              "except EdgematchError as e:\n    print('refused:', e); sys.exit(0)\n"
+              "sys.exit(1)\n")
+    env = {**os.environ, "EDGEMATCH_KERNEL": "numba"}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0 and "C kernel only" in run.stdout, run.stdout + run.stderr
+    assert issubclass(UsageError, EdgematchError)
+
+
+def test_the_command_line_takes_the_dynamic_order_and_reports_the_options(tmp_path):
+    script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
+    run = subprocess.run([sys.executable, "-c", script, "count", str(EXAMPLES / "hunde.hunde"), "--order",
+                          "dynamic", "-O", "bounds=on", "--distinct", "--json"], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    data = json.loads(run.stdout)
+    assert run.returncode == 0 and (data["count"], data["distinct"]) == (16, 2)
+    assert data["options"]["order"] == "dynamic" and data["options"]["bounds"] == "on"
