@@ -36,6 +36,16 @@ first (most literals implied: the smallest sub-problems, settled fastest). A sat
   child that builds the CNF and conquers its batch. The first board sets a Dask ``Event`` the running tasks
   poll, and queued batches are cancelled.
 
+**Measured** (2026-11-25, ``edgematch solve FILE -b sat:cadical195 -t 60`` as whole processes pinned to core 0
+of the 2-core machine, load 1.9-2.7 from other work; framed 7x7, 3 rim and 7 inner colours, seeds 1-3, the
+frontier table's boards): the whole CNF 0/3 within 60 s; ``cubes=256`` (983 / 562 / 431 cubes of 4 cells) 1/3,
+seed 2 in 3.4 s (246 of its 562 cubes refuted by propagation, 9 more unsatisfiable before the satisfiable
+one), seeds 1 and 3 settled 16 and 71 cubes in 60 s; ``cubes=4096`` (5,586-14,536 cubes of 5-6 cells) 0/3,
+settling 189-279 cubes each. ``--workers 2 -O cubes=256`` on both cores (load 3.2-3.7): the same seed, in
+4.1 s. Framed 8x8 c8 seed 1: neither the whole CNF nor ``-j 2 -O cubes=128`` (141 cubes of 3 cells, none
+settled) within 60 s. A cube of a few cells is hours of CDCL work on these boards (thousands of them at 0.1-4 s
+each), so ``cubes`` stays off by default: it pays only when a satisfiable cube comes early in the order.
+
 **Time limits.** Every solver runs in a process that is killed at the limit, Ctrl-C or the first board: the
 SAT backend's child, its forked workers (which die with it, ``PR_SET_PDEATHSIG``), or the child a Dask task
 forks. A timer calling ``interrupt()`` would not do: PySAT's CaDiCaL and Lingeling refuse ``interrupt()``

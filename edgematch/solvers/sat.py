@@ -61,7 +61,8 @@ SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "min
            "maplecm", "lingeling", "mergesat3", "minicard")
 # the solvers that can log a DRAT proof of unsatisfiability through PySAT (minisat22, mergesat3 and minicard
 # cannot: PySAT raises NotImplementedError)
-CUBES_PER_WORKER = 64  # cubes=N unset, several workers or a cluster: this many cubes per worker (or thread)
+CUBES_PER_WORKER = 128  # cubes=N unset, several workers or a cluster: this many per worker (2 workers: the
+# measured 256, see edgematch.solvers.cubes)
 PROOF_SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "maplechrono", "maplecm",
                  "lingeling")
 
