@@ -59,10 +59,10 @@ CNF_OPTIONS = ("one_to_one", "forbidden", "support", "amo", "symmetry")  # the o
 # the solvers offered: PySAT's, minus those that are not plain CDCL SAT solvers for this use
 SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "minisat22", "maplechrono",
            "maplecm", "lingeling", "mergesat3", "minicard")
-# the solvers that can log a DRAT proof of unsatisfiability through PySAT (minisat22, mergesat3 and minicard
-# cannot: PySAT raises NotImplementedError)
 CUBES_PER_WORKER = 128  # cubes=N unset, several workers or a cluster: this many per worker (2 workers: the
 # measured 256, see edgematch.solvers.cubes)
+# the solvers that can log a DRAT proof of unsatisfiability through PySAT (minisat22, mergesat3 and minicard
+# cannot: PySAT raises NotImplementedError)
 PROOF_SOLVERS = ("glucose4", "glucose42", "glucose3", "cadical195", "cadical153", "maplechrono", "maplecm",
                  "lingeling")
 
