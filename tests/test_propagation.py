@@ -123,3 +123,16 @@ def test_the_command_line_takes_the_dynamic_order_and_reports_the_options(tmp_pa
     data = json.loads(run.stdout)
     assert run.returncode == 0 and (data["count"], data["distinct"]) == (16, 2)
     assert data["options"]["order"] == "dynamic" and data["options"]["bounds"] == "on"
+
+
+def test_large_framed_boards_take_the_dynamic_order_for_a_first_solution_by_default():
+    """Where it was measured to pay (framed, 100 free cells or more, a first solution); counts, small boards
+    and an order given keep the static order."""
+    big, _ = generate(GeneratorSpec(10, 10, framed=True, border_colours=4, inner_colours=5, seed=2))
+    small, _ = generate(GeneratorSpec(7, 7, framed=True, border_colours=3, inner_colours=4, seed=2))
+    first = edgematch.solve(big, backend="native", time_limit=60)
+    assert first.options["order"] == "dynamic" and edgematch.check(big, first.solution).ok
+    assert edgematch.solve(big, backend="native", order="row", time_limit=60).options["order"] == "row"
+    assert edgematch.solve(small, backend="native", time_limit=60).options["order"] == "row"
+    hinted = replace(big, hints=(Hint(0, *first.solution.cells[0]),))  # 99 free cells: below the threshold
+    assert edgematch.solve(hinted, backend="native", time_limit=60).options["order"] != "dynamic"
