@@ -24,6 +24,7 @@ import pytest
 import edgematch
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
+from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend, race
 from tests.oracle import all_solutions
@@ -234,3 +235,15 @@ def test_workers_and_a_cluster_do_not_go_together(tmp_path):
     proc = _solve(["--workers", "2", "--cluster", "local:2"], puzzle_file)
     _, said = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "do not go together" in said and "Traceback" not in said
+
+
+def test_auto_races_native_chains_not_a_portfolio_of_races():
+    """auto with workers or a cluster passes over portfolio rules (each member would start its own chains or
+    cluster); a portfolio named with them is one clear line."""
+    puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=4))
+    result = edgematch.solve(puzzle, workers=2, time_limit=30)
+    assert result.status.value == "solved" and "portfolio" not in result.backend
+    assert edgematch.check(puzzle, result.solution).ok
+    for where in ({"workers": 2}, {"cluster": "local:2"}):
+        with pytest.raises(UsageError, match="one process each"):
+            edgematch.solve(puzzle, backend="portfolio:native+native:dfs", **where)

@@ -217,15 +217,16 @@ def connected(cluster: object) -> Iterator[Any]:
         yield cluster
         return
     if cluster.startswith(LOCAL):
-        with _deaf_children():
+        with _quiet_client(), _deaf_children():
             local = dd.LocalCluster(n_workers=int(cluster[len(LOCAL):]), threads_per_worker=1, processes=True,
                                     dashboard_address=None, silence_logs=logging.ERROR)
         try:
-            with dd.Client(local) as client:
+            with _quiet_client(), dd.Client(local) as client:
                 client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")
                 yield client
         finally:
-            local.close()
+            with _quiet_client():
+                local.close()
         return
     try:
         client = dd.Client(cluster, timeout=f"{CONNECT_SECONDS}s")
@@ -248,6 +249,19 @@ def _quick_exit(dd: Any) -> Any:
             os._exit(0)
 
     return QuickExit()
+
+
+@contextlib.contextmanager
+def _quiet_client() -> Iterator[None]:
+    """Dask's own loggers in this process at ERROR while a local cluster runs: closing one on Ctrl-C or at
+    the first answer logs its closed connections at INFO, with a traceback, which is not news to the user."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 @contextlib.contextmanager

@@ -93,8 +93,9 @@ class PortfolioBackend(Backend):
     def refusal(self, task: Task) -> str | None:
         if task.options:
             return "portfolio: backend options are not passed to members; name a single backend for them"
-        if task.workers > 1:  # members run side by side, a process each; N workers apiece would oversubscribe
-            return "portfolio: its members run side by side, one process each; name a single backend for workers"
+        if task.workers > 1 or task.cluster is not None:  # members run side by side here, a process each
+            return ("portfolio: its members run side by side on this machine, one process each; name a single "
+                    "backend for workers or a cluster")
         able, unable = self.members_for(task)
         if not able:
             return f"portfolio: no member answers {task.question!r}: {'; '.join(unable)}"
