@@ -80,19 +80,37 @@ def load_text(environment: dict[str, Any]) -> str:
                      for s in stretches)
 
 
+def load_note(environment: dict[str, Any]) -> str | None:
+    """The caveat when the load average rose above the cores, else None. The load average counts runnable
+    processes on the whole machine, so it is weighed against all its cores; a bench pinned to fewer of them
+    (taskset) is only told that the figure cannot say which cores were busy."""
+    busiest = max(loads(environment), default=None)
+    machine = environment.get("cores") or environment.get("usable_cores")
+    usable = environment.get("usable_cores") or machine
+    if busiest is None or not machine:
+        return None
+    if busiest > machine:
+        pinned = f" (the bench was pinned to {usable} of them)" if usable < machine else ""
+        return (f"The machine was busy: load average {busiest:g} against its {machine} cores{pinned} while "
+                "benching. Other processes took CPU from the runs, so wall times are inflated; compare CPU times, "
+                "or bench again on a quiet machine.")
+    if busiest > usable:
+        return (f"Load average {busiest:g} on the {machine}-core machine, the bench pinned to {usable} of them: "
+                "the load average counts every core, so it does not say whether others shared the bench's; a "
+                "single-process run whose CPU is close to its time had its core.")
+    return None
+
+
 def notes(summary: Summary) -> list[str]:
     """Caveats a reader must see next to the figures."""
     session, out = summary.session, []
     env = session.environment
-    cores = env.get("usable_cores") or env.get("cores")
     if session.jobs > 1:
         out.append(f"Runs went {session.jobs} at a time on {env.get('cores')} cores: "
                    "their timings interfere (memory bandwidth, caches, turbo); compare with care.")
-    busiest = max(loads(env), default=None)
-    if cores and busiest is not None and busiest > cores:
-        out.append(f"The machine was busy: load average {busiest:g} against {cores} cores while benching. Other "
-                   "processes took CPU from the runs, so wall times are inflated; compare CPU times, or bench again "
-                   "on a quiet machine.")
+    busy = load_note(env)
+    if busy:
+        out.append(busy)
     for backend, why in (env.get("skipped") or {}).items():
         out.append(f"Skipped {backend}: {why}.")
     out += machine_notes(env)  # a session on a Dask cluster: its worker machines, and whether they differ
