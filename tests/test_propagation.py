@@ -96,6 +96,8 @@ def test_bad_values_and_combinations_are_one_clear_line():
         edgematch.solve(puzzle, backend="native", order="diagonal")
     with pytest.raises(UsageError, match="one process"):
         edgematch.count(puzzle, backend="native", workers=2, fc="on")
+    with pytest.raises(UsageError, match="one process"):
+        edgematch.solve(puzzle, backend="native:dfs", workers=2, order="dynamic")
     with pytest.raises(UsageError, match="not best"):
         edgematch.best(puzzle, backend="native", bounds="on")
     with pytest.raises(UsageError, match="keep is an option of the restarts"):
@@ -134,5 +136,7 @@ def test_large_framed_boards_take_the_dynamic_order_for_a_first_solution_by_defa
     assert first.options["order"] == "dynamic" and edgematch.check(big, first.solution).ok
     assert edgematch.solve(big, backend="native", order="row", time_limit=60).options["order"] == "row"
     assert edgematch.solve(small, backend="native", time_limit=60).options["order"] == "row"
+    split = edgematch.solve(big, backend="native:dfs", workers=2, time_limit=60)  # parts of the static tree
+    assert split.options["order"] == "row" and edgematch.check(big, split.solution).ok
     hinted = replace(big, hints=(Hint(0, *first.solution.cells[0]),))  # 99 free cells: below the threshold
     assert edgematch.solve(hinted, backend="native", time_limit=60).options["order"] != "dynamic"

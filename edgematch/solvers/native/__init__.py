@@ -132,9 +132,10 @@ class NativeBackend(Backend):
         propagating = task.options.keys() & set(PROPAGATION) or str(task.options.get("order")) == "dynamic"
         if propagating and task.question == "best":
             return "native backend: fc, bounds and order=dynamic are options of solve and count, not best"
-        if propagating and task.question != "first" and (task.workers > 1 or task.cluster is not None):
-            return ("native backend: fc, bounds and order=dynamic count and list in one process (the split "
-                    "search's parts follow the static order)")
+        split = task.question != "first" or self.sub == "dfs"  # several workers split the static order's tree
+        if propagating and split and (task.workers > 1 or task.cluster is not None):
+            return ("native backend: fc, bounds and order=dynamic run in one process for count, --all and native:dfs "
+                    "(the split search's parts follow the static order); a first solution of native races them")
         if "keep" in task.options and (task.question != "first" or self.sub == "dfs"):
             return "native backend: keep is an option of the restarts (one solution with native)"
         if task.question == "best":
@@ -162,7 +163,8 @@ class NativeBackend(Backend):
             raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}, dynamic")
         # only a count folds the board turns away: solutions and listings must show every board
         symmetry = on_off(given.get("symmetry", True)) and task.question == "count"
-        if order == "auto" and task.question == "first" and dynamic_by_default(puzzle):
+        one_search = task.workers == 1 and task.cluster is None  # (a race's chains are each one search)
+        if order == "auto" and task.question == "first" and one_search and dynamic_by_default(puzzle):
             order = "dynamic"
         how = propagation(given, order)
         tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any)
