@@ -105,7 +105,8 @@ class NativeBackend(Backend):
                    "identical tiles grouped")
     options = ("order", "symmetry", "fc", "bounds", "keep", "unit", "seed", "start", "breaks", "double", "search",
                "width", "fanout", "repair", "beam_share")
-    defaults = {"order": DEFAULT_ORDER, "symmetry": "on", "fc": "off", "bounds": "off",
+    defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
+                         f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
                 "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
