@@ -31,6 +31,7 @@ from edgematch.core.model import SIDES, Puzzle
 from edgematch.errors import BackendError
 from edgematch.solvers.base import on_off
 from edgematch.solvers.native import kernels
+from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables, neighbours
 
 FC, DYNAMIC, BOUNDS = 1, 2, 4  # the flags of em_propagate
@@ -103,9 +104,10 @@ def bound_tables(puzzle: Puzzle, tables: Tables) -> BoundTables:
     return BoundTables(cell_class, partner, frame, supply, demand)
 
 
-class PropSearch:
-    """One resumable search with propagation over ``tables`` (built with ``masks=True``); the interface of
-    :class:`~edgematch.solvers.native.search.Search` without prefixes."""
+class PropSearch(Search):
+    """One resumable search with propagation over ``tables`` (built with ``masks=True``): a
+    :class:`~edgematch.solvers.native.search.Search` (its step, drain and counters) without prefixes, whose
+    step calls ``em_propagate``; stored solutions are picks per position of the static order."""
 
     def __init__(self, puzzle: Puzzle, tables: Tables, how: Propagation, capacity: int = 0, distinct: bool = False):
         if tables.masks is None:
@@ -177,28 +179,5 @@ class PropSearch:
             a(turn_src), turn_src.shape[0], turn_src.shape[1] if turn_src.ndim == 2 else 0,
             int(self.distinct), a(self.out), self.out.shape[0], self.out.shape[1], a(self.counters),
         )
-        self._call = lib.em_propagate
-
-    def step(self, budget: int) -> int:
-        """Run up to ``budget`` nodes; returns the kernel's code and marks the search finished."""
-        code = self._call(*self._head, budget, *self._tail)
-        self.finished = code == kernels.FINISHED
-        return code
-
-    def drain(self) -> list[np.ndarray]:
-        """The solutions stored since the last drain (as picks per position of the static order)."""
-        n = int(self.state[kernels.STORED])
-        self.state[kernels.STORED] = 0
-        return [self.out[i].copy() for i in range(n)]
-
-    @property
-    def nodes(self) -> int:
-        return int(self.counters[kernels.NODES])
-
-    @property
-    def solutions(self) -> int:
-        return int(self.counters[kernels.SOLUTIONS])
-
-    @property
-    def canonical(self) -> int:
-        return int(self.counters[kernels.CANONICAL])
+        head, tail, call = self._head, self._tail, lib.em_propagate
+        self._step = lambda budget: call(*head, budget, *tail)
