@@ -130,7 +130,7 @@ class NativeBackend(Backend):
 
     def refusal(self, task: Task) -> str | None:
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
-        propagating = task.options.keys() & set(PROPAGATION) or str(task.options.get("order")) == "dynamic"
+        propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
             return "native backend: fc, bounds and order=dynamic are options of solve and count, not best"
         split = task.question != "first" or self.sub == "dfs"  # several workers split the static order's tree
