@@ -36,6 +36,7 @@ from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, listed
+from edgematch.solvers.native.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.propagate import Propagation, propagation
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
@@ -103,10 +104,12 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "fc", "bounds", "keep", "unit", "seed", "start", "breaks", "double", "search",
-               "width", "fanout", "repair", "beam_share")
+    options = ("order", "symmetry", "fc", "bounds", "memo", "keep", "unit", "seed", "start", "breaks", "double",
+               "search", "width", "fanout", "repair", "beam_share")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
+                "memo": f"auto (count in one process: a table of {MEMO_MIB} MiB; off where distinct boards need "
+                        "the canonical test)",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
                 "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
@@ -137,6 +140,10 @@ class NativeBackend(Backend):
         if propagating and split and (task.workers > 1 or task.cluster is not None):
             return ("native backend: fc, bounds and order=dynamic run in one process for count, --all and native:dfs "
                     "(the split search's parts follow the static order); a first solution of native races them")
+        if "memo" in task.options:
+            problem = _memo_problem(task)
+            if problem:
+                return problem
         if "keep" in task.options and (task.question != "first" or self.sub == "dfs"):
             return "native backend: keep is an option of the restarts (one solution with native)"
         if task.question == "best":
@@ -216,6 +223,7 @@ class NativeBackend(Backend):
         keep = on_off(task.options.get("keep", True))
         how = propagation(self.checked_options(task), tables.order_name)
         restarts = 0
+        memo, memo_off, memo_stats = None, "", {}
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         deadline = None if left is None else time.monotonic() + left
@@ -233,8 +241,15 @@ class NativeBackend(Backend):
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
         else:
-            search = _searcher(puzzle, how, capacity, task.distinct)(tables)
+            memo, memo_off = _memo_size(task, tables, how)
+            if memo is not None:  # the memoised count (its own table, this run's)
+                from edgematch.solvers.native.memo import MemoSearch, MemoTable
+
+                search = MemoSearch(tables, MemoTable(puzzle, tables, memo))
+            else:
+                search = _searcher(puzzle, how, capacity, task.distinct)(tables)
             outcome = drive(search, left, want, task.progress)
+            memo_stats = search.stats() if memo is not None else {}
         solve = time.perf_counter() - t0
 
         raw = outcome.solutions * tables.raw_multiplier
@@ -264,11 +279,12 @@ class NativeBackend(Backend):
                 "positions": tables.positions,
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
                 **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
-                **({"restarts": restarts} if restarting else {}),
+                **({"restarts": restarts} if restarting else {}), **memo_stats,
             },
             options={"order": tables.order_name, "workers": task.workers,
                      **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off"} if how.any else {}),
                      **({"keep": "off"} if restarting and not keep else {}),
+                     **({"memo": f"{memo:g} MiB"} if memo is not None else {"memo": memo_off} if memo_off else {}),
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
             message=CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit"
             else outcome.stopped,
@@ -295,6 +311,38 @@ class NativeBackend(Backend):
         how = propagation(self.checked_options(task), tables.order_name)
         for picks in iterate(_searcher(puzzle, how, 256, False)(tables), task.time_limit):
             yield from expand(puzzle, tables, picks)
+
+
+def _memo_problem(task: Task) -> str | None:
+    """Why the ``memo`` option cannot be honoured as given (None: it can, or it says off)."""
+    from edgematch.solvers.native.memo import memo_mib
+
+    if memo_mib(task.options["memo"]) is None or str(task.options["memo"]).lower() == "auto":
+        return None
+    if task.question != "count":
+        return "native backend: memo is an option of count"
+    if task.workers > 1 or task.cluster is not None:
+        return "native backend: the memoised count runs in one process (memo=off with workers or a cluster)"
+    if task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic":
+        return "native backend: memo and fc, bounds or order=dynamic do not go together"
+    return None
+
+
+def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | None, str]:
+    """The memo table's MiB for this run (None: the plain loop) and, when it is off, why: a count in one
+    process without propagation, in the C kernel, unless distinct boards need the canonical test (the memo
+    cannot merge states whose boards must each be looked at)."""
+    from edgematch.solvers.native.kernels import c_library, selected
+    from edgematch.solvers.native.memo import applies, memo_mib
+
+    mib = memo_mib(task.options.get("memo", "auto"))
+    if mib is None or task.question != "count" or how.any or task.workers > 1 or task.cluster is not None:
+        return None, ""
+    if selected() != "c" or c_library() is None:
+        return None, "off (the C kernel only)"
+    if not applies(tables, task.distinct):
+        return None, "off (distinct boards need the canonical test: no anchor tile folds the board turns)"
+    return mib, ""
 
 
 def _searcher(puzzle: Puzzle, how: Propagation, capacity: int, distinct: bool) -> Callable[[Tables], Any]:

@@ -31,10 +31,10 @@
 
 enum { DEPTH = 0, STARTED = 1, STORED = 2 };
 enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
-enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2 };
+enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
 /* Bumped when the signature of em_search changes; kernels.py refuses a library built from another. */
-EM_EXPORT int64_t em_abi_version(void) { return 2; }
+EM_EXPORT int64_t em_abi_version(void) { return 3; }
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
@@ -391,6 +391,275 @@ EM_EXPORT int64_t em_propagate(
     }
     state[DEPTH] = d;
     counters[NODES] = nodes;
+    return code;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * em_probe: Knuth's estimate of the plain search's tree (D. E. Knuth, "Estimating the efficiency of
+ * backtrack programs", 1975). A probe walks from the root, at each depth choosing one of the k fitting
+ * candidates uniformly at random and multiplying its weight by k; the weight at depth d is an unbiased
+ * estimate of the number of nodes at that depth, and at the last depth of the number of solutions (boards).
+ * Same tables and node meaning as em_search (a node is one placement). `type_left` and `placed` are
+ * restored after each probe. Outputs: level[d] += weight at depth d (summed over probes); stats[0..3] +=
+ * per-probe tree size, its square, per-probe solutions, its square (for the spread); stats[4] += depth
+ * reached. `scratch` holds at least as many entries as there are candidates. */
+static inline uint64_t probe_next(uint64_t *s) { /* xorshift64* */
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 2685821657736338717ULL;
+}
+
+EM_EXPORT void em_probe(
+    const uint32_t *EM_RESTRICT order, int64_t P,
+    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
+    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
+    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
+    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
+    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge, uint32_t width32,
+    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, uint32_t *EM_RESTRICT picks,
+    uint32_t *EM_RESTRICT scratch, int64_t probes, uint64_t seed, double *EM_RESTRICT level,
+    double *EM_RESTRICT stats)
+{
+    const uint64_t width = width32;
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+    if (rng == 0) rng = 1;
+    for (int64_t k = 0; k < probes; k++) {
+        double weight = 1.0, size = 0.0, sols = 0.0;
+        int64_t d = 0;
+        for (; d < P; d++) {
+            const uint64_t b = (uint64_t)base[d] + (uint64_t)placed[key_a[d]] * width + (uint64_t)placed[key_b[d]];
+            const int64_t n_extra = extra_n[d];
+            const uint32_t *ex_side = extra_side + d * extra_cols;
+            const uint32_t *ex_src = extra_src + d * extra_cols;
+            int64_t fit = 0;
+            for (int64_t i = tab_start[b]; i < (int64_t)tab_end[b]; i++) {
+                if (type_left[cand_type[i]] <= 0) continue;
+                const uint32_t *edge = cand_edge + i * 4;
+                int ok = 1;
+                for (int64_t x = 0; x < n_extra && ok; x++) ok = edge[ex_side[x]] == placed[ex_src[x]];
+                if (ok) scratch[fit++] = (uint32_t)i;
+            }
+            if (fit == 0) break;
+            weight *= (double)fit;
+            level[d] += weight;
+            size += weight;
+            const uint32_t i = scratch[probe_next(&rng) % (uint64_t)fit];
+            picks[d] = i;
+            type_left[cand_type[i]] -= 1;
+            const int64_t cell = (int64_t)order[d] * 4;
+            const uint32_t *edge = cand_edge + (int64_t)i * 4;
+            for (int s = 0; s < 4; s++) placed[cell + s] = edge[s];
+        }
+        if (d == P) sols = weight;
+        stats[0] += size;
+        stats[1] += size * size;
+        stats[2] += sols;
+        stats[3] += sols * sols;
+        stats[4] += (double)d;
+        for (int64_t q = 0; q < d; q++) type_left[cand_type[picks[q]]] += 1; /* placed[] is rewritten before read */
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * em_memo: em_search's count (no stored solutions, no canonical test) that remembers how many boards
+ * complete a state. The boards below depth d depend only on d, on the labels placed cells show towards open
+ * cells (`front_idx[front_start[d]..front_start[d+1]]`, indices into `placed`) and on the types still free.
+ * The first time such a state is searched its count is stored; later visits add it without searching.
+ * A state's key is exact, packed in `key_w` words: d; the front's labels, `label_bits` each, as many to a word
+ * as fit; the free copies of every type in its own bit field (`type_word`, `type_shift`: kept up to date as
+ * tiles are placed and lifted). So states are merged only when equal, never on a hash collision. The table
+ * has `n_slots` slots in buckets of 4, each slot its work (nodes its search took; 0: empty), its count and its
+ * key in one record (one cache miss per look-up); a full bucket drops its cheapest subtree.
+ * Depths with memo_at[d] == 0 are searched plainly (the driver turns off depths whose hits save little:
+ * d_lookups, d_saved). Counters: NODES, SOLUTIONS, then M_LOOKUPS, M_HITS, M_STORES, M_EVICTED.
+ * Returns OVERFLOW when the board count would pass 2^63 - 1. */
+enum { M_LOOKUPS = 3, M_HITS = 4, M_STORES = 5, M_EVICTED = 6 };
+#define MEMO_MAX_WORDS 64
+
+typedef struct {
+    const uint32_t *front_start, *front_idx; int64_t label_bits, front_words, key_w;
+    uint64_t *slot; int64_t n_slots; /* slot s: slot[s * (2 + key_w)]: work, count, then the key's words */
+} memo_t;
+
+static inline uint64_t memo_mix(uint64_t x) { /* splitmix64's finaliser */
+    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27; x *= 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* The key of the state at depth d into out[key_w]; returns its hash. */
+static inline uint64_t memo_key(const memo_t *m, int64_t d, const uint32_t *placed, const uint64_t *types,
+                                int64_t type_words, uint64_t *out) {
+    out[0] = (uint64_t)d;
+    int64_t k = 1;
+    const uint32_t lo = m->front_start[d], hi = m->front_start[d + 1];
+    for (int64_t w = 0; w < m->front_words; w++) out[k + w] = 0;
+    int64_t w = k, shift = 0;
+    for (uint32_t j = lo; j < hi; j++) {
+        if (shift + m->label_bits > 64) { w++; shift = 0; }
+        out[w] |= (uint64_t)placed[m->front_idx[j]] << shift;
+        shift += m->label_bits;
+    }
+    k += m->front_words;
+    for (int64_t w = 0; w < type_words; w++) out[k + w] = types[w];
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int64_t w = 0; w < m->key_w; w++) h = memo_mix(h ^ out[w]);
+    return h;
+}
+
+static inline int64_t memo_find(const memo_t *m, uint64_t h, const uint64_t *key) {
+    const int64_t b = (int64_t)(h & (uint64_t)(m->n_slots - 1)) & ~(int64_t)3, rec = 2 + m->key_w;
+    for (int64_t s = b; s < b + 4; s++) {
+        const uint64_t *r = m->slot + s * rec;
+        if (r[0] == 0) continue;
+        int64_t j = 0;
+        while (j < m->key_w && r[2 + j] == key[j]) j++;
+        if (j == m->key_w) return s;
+    }
+    return -1;
+}
+
+static inline void memo_store(const memo_t *m, uint64_t h, const uint64_t *key, int64_t count, int64_t work,
+                              int64_t *counters) {
+    const int64_t b = (int64_t)(h & (uint64_t)(m->n_slots - 1)) & ~(int64_t)3, rec = 2 + m->key_w;
+    int64_t at = b;
+    for (int64_t s = b; s < b + 4; s++) {
+        const uint64_t w = m->slot[s * rec];
+        if (w == 0) { at = s; break; }
+        if (w < m->slot[at * rec]) at = s;
+    }
+    uint64_t *r = m->slot + at * rec;
+    if (r[0] > 0) counters[M_EVICTED] += 1; /* the bucket's cheapest subtree makes room */
+    r[0] = work > 0 ? (uint64_t)work : 1;
+    r[1] = (uint64_t)count;
+    for (int64_t j = 0; j < m->key_w; j++) r[2 + j] = key[j];
+    counters[M_STORES] += 1;
+}
+
+EM_EXPORT int64_t em_memo(
+    const uint32_t *EM_RESTRICT order, int64_t P,
+    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
+    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
+    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
+    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
+    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge, uint32_t width32,
+    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed,
+    uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
+    int64_t *EM_RESTRICT state, int64_t start, int64_t budget,
+    int64_t n_types, const uint32_t *type_word, const uint32_t *type_shift, int64_t type_words,
+    const uint32_t *front_start, const uint32_t *front_idx, int64_t label_bits, int64_t front_words,
+    const uint8_t *memo_at, uint64_t *m_slot, int64_t n_slots,
+    int64_t *d_sol, int64_t *d_nodes, uint64_t *d_hash, uint8_t *d_pending, int64_t *d_lookups,
+    int64_t *d_saved, int64_t *EM_RESTRICT counters)
+{
+    const uint64_t width = width32;
+    const memo_t m = {front_start, front_idx, label_bits, front_words, 1 + front_words + type_words,
+                      m_slot, n_slots};
+    if (P <= 0) return FINISHED;
+    if (m.key_w > MEMO_MAX_WORDS) return OVERFLOW; /* memo.py never asks */
+    uint64_t types[MEMO_MAX_WORDS], key[MEMO_MAX_WORDS];
+    for (int64_t w = 0; w < type_words; w++) types[w] = 0;
+    for (int64_t t = 0; t < n_types; t++) types[type_word[t]] += (uint64_t)type_left[t] << type_shift[t];
+    if (state[STARTED] == 0) {
+        state[STARTED] = 1;
+        state[DEPTH] = start;
+        bucket(start, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
+        d_pending[start] = 0;
+    }
+    int64_t d = state[DEPTH];
+    int64_t nodes = counters[NODES];
+    int64_t boards = counters[SOLUTIONS];
+    const int64_t stop_at = nodes + budget;
+    const int64_t last = P - 1;
+    int64_t code = FINISHED;
+    for (;;) {
+        int64_t i = ptr[d];
+        const int64_t e = end[d];
+        const int64_t n_extra = extra_n[d];
+        const uint32_t *ex_side = extra_side + d * extra_cols;
+        const uint32_t *ex_src = extra_src + d * extra_cols;
+        while (i < e) {
+            if (type_left[cand_type[i]] > 0) {
+                if (n_extra == 0) break;
+                int ok = 1;
+                const uint32_t *edge = cand_edge + i * 4;
+                for (int64_t x = 0; x < n_extra; x++) {
+                    if (edge[ex_side[x]] != placed[ex_src[x]]) {
+                        ok = 0;
+                        break;
+                    }
+                }
+                if (ok) break;
+            }
+            i++;
+        }
+        if (i >= e) {
+            ptr[d] = (uint32_t)i;
+            if (d_pending[d]) { /* the state at depth d is searched: remember its boards */
+                d_pending[d] = 0;
+                memo_key(&m, d, placed, types, type_words, key);
+                memo_store(&m, d_hash[d], key, boards - d_sol[d], nodes - d_nodes[d], counters);
+            }
+            if (d == start) break;
+            d--;
+            const uint32_t t = cand_type[picks[d]];
+            type_left[t] += 1;
+            types[type_word[t]] += (uint64_t)1 << type_shift[t];
+            continue;
+        }
+        ptr[d] = (uint32_t)(i + 1);
+        nodes++;
+        picks[d] = (uint32_t)i;
+        if (d == last) {
+            if (boards == INT64_MAX) { code = OVERFLOW; break; }
+            boards += 1;
+            if (nodes >= stop_at) {
+                code = BUDGET;
+                break;
+            }
+            continue;
+        }
+        const uint32_t t = cand_type[i];
+        type_left[t] -= 1;
+        types[type_word[t]] -= (uint64_t)1 << type_shift[t];
+        const int64_t cell = (int64_t)order[d] * 4;
+        const uint32_t *edge = cand_edge + i * 4;
+        placed[cell] = edge[0];
+        placed[cell + 1] = edge[1];
+        placed[cell + 2] = edge[2];
+        placed[cell + 3] = edge[3];
+        d++;
+        bucket(d, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
+        d_pending[d] = 0;
+        if (memo_at[d]) {
+            const uint64_t h = memo_key(&m, d, placed, types, type_words, key);
+            counters[M_LOOKUPS] += 1;
+            d_lookups[d] += 1;
+            const int64_t s = memo_find(&m, h, key);
+            if (s >= 0) {
+                counters[M_HITS] += 1;
+                const uint64_t *r = m_slot + s * (2 + m.key_w);
+                d_saved[d] += (int64_t)r[0];
+                if (__builtin_add_overflow(boards, (int64_t)r[1], &boards)) { code = OVERFLOW; break; }
+                ptr[d] = end[d]; /* nothing left to search here */
+            } else {
+                d_pending[d] = 1;
+                d_hash[d] = h;
+                d_sol[d] = boards;
+                d_nodes[d] = nodes;
+            }
+        }
+        if (nodes >= stop_at) {
+            code = BUDGET;
+            break;
+        }
+    }
+    state[DEPTH] = d;
+    counters[NODES] = nodes;
+    counters[SOLUTIONS] = boards;
     return code;
 }
 

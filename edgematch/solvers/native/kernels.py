@@ -39,6 +39,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
     DEPTH,
     FINISHED,
     NODES,
+    OVERFLOW,
     SOLUTIONS,
     STARTED,
     STORED,
@@ -47,7 +48,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 2  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 3  # em_abi_version() of the ckernel.c this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -126,6 +127,33 @@ def c_library() -> Any:
         A, N, N,  # turn_src, n_turns, turn_cols
         N, A, N, N,  # count_canonical, out, cap, out_cols
         A,  # counters
+    ]
+    probe = lib.em_probe
+    probe.restype = None
+    probe.argtypes = [
+        A, N,  # order, P
+        A, A, A,  # key_a, key_b, base
+        A, A, A, N,  # extra_n, extra_src, extra_side, extra_cols
+        A, A,  # tab_start, tab_end
+        A, A, ctypes.c_uint32,  # cand_type, cand_edge, width
+        A, A, A, A,  # type_left, placed, picks, scratch
+        N, ctypes.c_uint64, A, A,  # probes, seed, level, stats
+    ]
+    memo = lib.em_memo
+    memo.restype = ctypes.c_int64
+    memo.argtypes = [
+        A, N,  # order, P
+        A, A, A,  # key_a, key_b, base
+        A, A, A, N,  # extra_n, extra_src, extra_side, extra_cols
+        A, A,  # tab_start, tab_end
+        A, A, ctypes.c_uint32,  # cand_type, cand_edge, width
+        A, A,  # type_left, placed
+        A, A, A,  # picks, ptr, end
+        A, N, N,  # state, start, budget
+        N, A, A, N,  # n_types, type_word, type_shift, type_words
+        A, A, N, N, A,  # front_start, front_idx, label_bits, front_words, memo_at
+        A, N,  # slot, n_slots
+        A, A, A, A, A, A, A,  # d_sol, d_nodes, d_hash, d_pending, d_lookups, d_saved, counters
     ]
     _c_library = lib
     return lib

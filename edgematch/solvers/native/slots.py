@@ -5,4 +5,4 @@ numba kernel and the kernel selector can both import it without importing each o
 # slots of the state array, of the counters array, and the loop's return codes
 DEPTH, STARTED, STORED = 0, 1, 2
 NODES, SOLUTIONS, CANONICAL = 0, 1, 2
-FINISHED, BUDGET, BUFFER_FULL = 0, 1, 2
+FINISHED, BUDGET, BUFFER_FULL, OVERFLOW = 0, 1, 2, 3  # OVERFLOW: em_memo's count passed 2^63 - 1

@@ -1,0 +1,181 @@
+"""Memoised counting (issue 25): count the boards below a state once, however often the search meets it.
+
+Below depth ``d`` of the static fill order, the boards that complete a partial placement depend only on
+``d``, on the labels the placed cells show towards open cells (the *front*) and on the multiset of tile
+types still free. Puzzles with identical tiles and few colours (the Eternity II clue puzzles, Tetravex)
+reach the same state along many paths; the C loop ``em_memo`` stores each searched state's board count in a
+:class:`MemoTable` and adds it when the state comes again.
+
+Exactness: a slot keeps the state's whole key (the depth, the front's labels and every type's free copies),
+so two states are merged only when equal, never on a hash collision. A full table keeps the entries whose
+subtrees cost the most nodes and drops the others, which only means searching those states again.
+
+Raw counts are boards times the tables' multiplier, as for the plain loop. Distinct counts need each
+board's canonical test unless the turns are folded by an anchor tile (then every board is distinct); where
+the test is needed the memo cannot merge states and the plain loop runs (:func:`applies`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from edgematch.core.model import SIDES, Puzzle
+from edgematch.errors import BackendError, UsageError
+from edgematch.solvers.native import kernels
+from edgematch.solvers.native.kernels import TABLE_DTYPES
+from edgematch.solvers.native.search import Search
+from edgematch.solvers.native.tables import Tables
+
+DEFAULT_MIB = 256  # the table's default memory; option memo=MiB
+LOOKUPS, HITS, STORES, EVICTED = 3, 4, 5, 6  # counters after NODES, SOLUTIONS, CANONICAL
+MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
+TRIAL, WORTH = 20_000, 4  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
+
+
+@dataclass(frozen=True)
+class Front:
+    """For each depth ``d``, the ``placed`` indices (cell * 4 + side) of the labels placed cells show towards
+    cells still open: ``idx[start[d]:start[d + 1]]``."""
+
+    start: np.ndarray
+    idx: np.ndarray
+    width: int
+
+
+def front(puzzle: Puzzle, tables: Tables) -> Front:
+    """The front of every depth of ``tables``' fill order (hinted cells are never open)."""
+    P = tables.positions
+    pos = {int(c): p for p, c in enumerate(tables.order)}
+    start, idx = [0], []
+    for d in range(P):
+        for q in range(d):
+            cell = int(tables.order[q])
+            for s in SIDES:
+                y = puzzle.neighbour(cell, s)
+                if y is not None and pos.get(y, -1) >= d:
+                    idx.append(cell * 4 + s)
+        start.append(len(idx))
+    start.append(len(idx))  # depth P (never looked up)
+    starts = np.array(start, np.uint32)
+    width = int(np.max(np.diff(starts))) if P else 0
+    return Front(starts, np.array(idx or [0], np.uint32), width)
+
+
+def applies(tables: Tables, distinct: bool) -> bool:
+    """Whether a memoised count can answer: not when distinct boards need the canonical test."""
+    return not (distinct and tables.turn_src.shape[0] > 0)
+
+
+def memo_mib(value: object) -> float | None:
+    """The ``memo`` option: ``auto``/``on`` (the default size), ``off`` (None), or the table's size in MiB."""
+    text = str(value).strip().lower()
+    if text in ("auto", "on", "yes", "true"):
+        return float(DEFAULT_MIB)
+    if text in ("off", "no", "false"):
+        return None
+    try:
+        mib = float(text)
+    except ValueError:
+        mib = float("nan")
+    if not 0 < mib <= 2**20:
+        raise UsageError(f"option memo: expected auto, on, off or the table's size in MiB (up to 1048576), "
+                         f"got {value!r}")
+    return mib
+
+
+class MemoTable:
+    """The states' board counts for one puzzle's tables: ``mib`` MiB at most, in buckets of 4 slots, and the
+    depths worth looking up (all but the root and the last at first; :meth:`tune` turns off the others)."""
+
+    def __init__(self, puzzle: Puzzle, tables: Tables, mib: float = DEFAULT_MIB):
+        self.tables = tables
+        self.front = front(puzzle, tables)
+        counts = np.asarray(tables.type_count, np.int64)
+        self.label_bits = max(1, int(tables.free_label).bit_length())
+        self.front_words = -(-self.front.width // (64 // self.label_bits))
+        # each type's free copies in a bit field wide enough for all its copies, never across two words
+        self.type_word = np.zeros(len(counts), np.uint32)
+        self.type_shift = np.zeros(len(counts), np.uint32)
+        word, shift = 0, 0
+        for t, c in enumerate(counts):
+            bits = max(1, int(c).bit_length())
+            if shift + bits > 64:
+                word, shift = word + 1, 0
+            self.type_word[t], self.type_shift[t] = word, shift
+            shift += bits
+        self.type_words = word + 1
+        self.key_w = 1 + self.front_words + self.type_words
+        if self.key_w > MAX_WORDS:
+            raise BackendError(f"native backend: a memo key would take {self.key_w} words (at most {MAX_WORDS})")
+        self.record = 2 + self.key_w  # a slot's words: work (0: empty), count, key
+        slots = max(4, int(mib * 2**20) // (8 * self.record))
+        self.n_slots = 1 << (slots.bit_length() - 1)  # a power of two, so a hash's low bits pick the bucket
+        self.bytes = self.n_slots * 8 * self.record
+        self.slot = np.zeros(self.n_slots * self.record, np.uint64)
+        P = tables.positions
+        self.memo_at = np.zeros(P + 1, np.uint8)
+        self.memo_at[1:max(1, P - 1)] = 1  # every depth but the root and the last
+        self.lookups = np.zeros(P + 1, np.int64)
+        self.saved = np.zeros(P + 1, np.int64)
+
+    def tune(self) -> None:
+        """Stop looking up depths where the hits so far saved under ``WORTH`` nodes per lookup (once a depth
+        has had ``TRIAL`` lookups): a lookup costs a few nodes' time, so there the plain search is faster."""
+        weak = (self.memo_at == 1) & (self.lookups >= TRIAL) & (self.saved < WORTH * self.lookups)
+        self.memo_at[weak] = 0
+
+
+class MemoSearch(Search):
+    """A count (no stored solutions) over ``tables`` below ``prefix`` that shares ``table`` with every other
+    search of the same tables (a worker's parts, for instance)."""
+
+    def __init__(self, tables: Tables, table: MemoTable, prefix: tuple[int, ...] = ()):
+        if table.tables is not tables:
+            raise BackendError("native backend: internal error: a memo table belongs to other tables")
+        lib = kernels.c_library()
+        if kernels.selected() != "c" or lib is None:
+            raise BackendError("native backend: the memoised count runs in the C kernel only "
+                               f"({kernels.c_problem() or 'numba forced'})")
+        super().__init__(tables, prefix, capacity=0, distinct=False, kernel="c")
+        self.counters = np.zeros(8, np.int64)
+        P = tables.positions
+        self.table = table
+        self.d_sol = np.zeros(P + 1, np.int64)
+        self.d_nodes = np.zeros(P + 1, np.int64)
+        self.d_hash = np.zeros(P + 1, np.uint64)
+        self.d_pending = np.zeros(P + 1, np.uint8)
+        a = {key: np.ascontiguousarray(getattr(tables, key), dtype) for key, dtype in TABLE_DTYPES.items()}
+        self._arrays = a
+
+        def p(x: np.ndarray) -> int:
+            return x.ctypes.data
+
+        f, t = table.front, table
+        head = (p(a["order"]), P, p(a["key_a"]), p(a["key_b"]), p(a["base"]), p(a["extra_n"]), p(a["extra_src"]),
+                p(a["extra_side"]), a["extra_src"].shape[1], p(a["tab_start"]), p(a["tab_end"]), p(a["cand_type"]),
+                p(a["cand_edge"]), tables.free_label + 1, p(self.type_left), p(self.placed), p(self.picks),
+                p(self.ptr), p(self.end), p(self.state), self.start)
+        tail = (len(tables.type_count), p(t.type_word), p(t.type_shift), t.type_words, p(f.start), p(f.idx),
+                t.label_bits, t.front_words, p(t.memo_at), p(t.slot), t.n_slots,
+                p(self.d_sol), p(self.d_nodes), p(self.d_hash), p(self.d_pending), p(t.lookups), p(t.saved),
+                p(self.counters))
+        call = lib.em_memo
+
+        def step(budget: int) -> int:
+            code = call(*head, budget, *tail)
+            if code == kernels.OVERFLOW:
+                raise BackendError("native backend: the count passed 2^63 - 1 boards; the memoised loop "
+                                   "counts in 64 bits")
+            table.tune()
+            return code
+
+        self._step = step
+
+    def stats(self) -> dict[str, int]:
+        """Lookups, hits, stores and evictions so far, and the table's slots in use and its size."""
+        c = self.counters
+        return {"memo_lookups": int(c[LOOKUPS]), "memo_hits": int(c[HITS]), "memo_stores": int(c[STORES]),
+                "memo_evicted": int(c[EVICTED]), "memo_slots_used": int(c[STORES] - c[EVICTED]),
+                "memo_slots": self.table.n_slots, "memo_bytes": self.table.bytes}

@@ -1,0 +1,124 @@
+"""The memoised count (issue 25 part 1): every count it gives equals plain enumeration and the brute force,
+whatever the table's size; it merges states on boards with identical tiles; the published clue puzzle count."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import edgematch
+from edgematch import GeneratorSpec, generate
+from edgematch.bench import xcheck as xc
+from edgematch.core.model import Hint
+from edgematch.errors import EdgematchError
+
+DATA = Path(__file__).resolve().parent / "data"
+TINY = "0.0005"  # MiB: a table of 4-16 slots, so nearly every store evicts another
+
+
+def counted(puzzle, memo: str, distinct: bool = True):
+    result = edgematch.count(puzzle, distinct=distinct, backend="native", memo=memo, time_limit=60)
+    assert result.status.value in ("solved", "unsat"), result.message
+    return result
+
+
+def test_memoised_counts_agree_with_the_brute_force_on_the_cross_checks_stream():
+    """Both rules, framed or not, turning or not, duplicates, true and wrong hints: raw and distinct counts
+    of the default count (memo auto), a tiny table and the plain loop against the brute force."""
+    cases = list(xc.generate_cases(25, 400))
+    report = xc.run_xcheck(cases, len(cases), ("native", f"native@memo={TINY}", "native@memo=off"), jobs=2, out=None)
+    assert report.checked == len(cases) and report.stopped == ""
+    assert report.ok, [f.case.label for f in report.failures]
+    assert not report.timed_out
+
+
+def _boards():
+    """Boards with many identical tiles and few colours (where states repeat), in every shape the memo meets."""
+    out = []
+    for seed in range(1, 5):
+        out.append((f"clue5x5-s{seed}", generate(GeneratorSpec(5, 5, like="clue", seed=seed))[0]))
+        out.append((f"clue6x4-s{seed}", generate(GeneratorSpec(6, 4, like="clue", seed=seed))[0]))
+        out.append((f"tetravex4-s{seed}", generate(GeneratorSpec(4, 4, like="tetravex", colours=3, seed=seed))[0]))
+        out.append((f"signed4x3-s{seed}", generate(GeneratorSpec(4, 3, colours=3, rule="signed", seed=seed))[0]))
+        out.append((f"unframed4x3-s{seed}", generate(GeneratorSpec(4, 3, colours=2, seed=seed))[0]))
+    puzzle, planted = generate(GeneratorSpec(6, 5, like="clue", seed=7))
+    out.append(("clue6x5-hinted", replace(puzzle, hints=(Hint(8, *planted.cells[8]),))))
+    wrong = planted.cells[8]
+    out.append(("clue6x5-wrong-hint", replace(puzzle, hints=(Hint(8, wrong[0], (wrong[1] + 1) % 4),))))
+    return out
+
+
+@pytest.mark.parametrize("name,puzzle", _boards(), ids=[n for n, _ in _boards()])
+def test_memoised_counts_equal_plain_enumeration_on_boards_with_identical_tiles(name, puzzle):
+    plain = counted(puzzle, "off")
+    for memo in ("64", TINY):
+        result = counted(puzzle, memo)
+        assert (result.count, result.distinct) == (plain.count, plain.distinct), (name, memo)
+    raw = counted(puzzle, "64", distinct=False)  # raw counts never need the canonical test
+    assert raw.count == plain.count
+    assert raw.options["memo"] == "64 MiB"
+
+
+def test_states_repeat_on_clue_like_boards_and_the_memo_searches_fewer_nodes():
+    """Not a speed test: the memo must actually merge states (hits) and so visit fewer nodes, or it does
+    nothing; a tiny table evicts and still counts right."""
+    merged = 0
+    for seed in range(1, 5):
+        puzzle, _ = generate(GeneratorSpec(6, 4, like="clue", seed=seed))
+        plain = counted(puzzle, "off", distinct=False)
+        memo = counted(puzzle, "64", distinct=False)
+        tiny = counted(puzzle, TINY, distinct=False)
+        assert memo.count == plain.count == tiny.count
+        assert memo.counters["nodes"] <= plain.counters["nodes"]
+        if memo.counters["memo_hits"] > 0 and memo.counters["nodes"] < plain.counters["nodes"]:
+            merged += 1
+        if tiny.counters["memo_stores"] > tiny.counters["memo_slots"]:
+            assert tiny.counters["memo_evicted"] > 0
+    assert merged >= 3
+
+
+def test_the_published_count_of_eternity_ii_clue_puzzle_3():
+    """2,195,647,488 raw placements (the 2010 exhaustive count, eternity2.dev; ../shared/puzzles), with the
+    memo on and fewer nodes than plain enumeration needs (162,874,968)."""
+    puzzle = edgematch.read_puzzle(DATA / "e2-clue3.json")
+    seen: list[int] = []
+    result = edgematch.count(puzzle, distinct=True, backend="native", time_limit=120,
+                             progress=lambda info: seen.append(int(info["solutions"])))
+    assert result.count == 2_195_647_488
+    per_board = result.counters["raw_per_board"]
+    assert result.distinct == result.count // per_board  # the anchor folds the turns: every board is distinct
+    assert result.options["memo"].endswith("MiB")
+    assert result.counters["nodes"] < 162_874_968 // 2
+    # the live figures are raw running totals, as the plain loop's
+    assert seen and seen == sorted(seen) and all(f <= result.count and f % per_board == 0 for f in seen)
+
+
+def test_distinct_counts_without_an_anchor_tile_fall_back_to_the_plain_loop_and_say_so():
+    """Every tile twice: no anchor folds the board turns, so distinct boards need each board's canonical test."""
+    puzzle, _ = generate(GeneratorSpec(2, 2, colours=2, seed=3))
+    doubled = replace(puzzle, tiles=(puzzle.tiles[0], puzzle.tiles[0], puzzle.tiles[1], puzzle.tiles[1]))
+    result = edgematch.count(doubled, distinct=True, backend="native")
+    assert result.options["memo"].startswith("off (distinct boards need the canonical test")
+    assert (result.count, result.distinct) == (counted(doubled, "off").count, counted(doubled, "off").distinct)
+    assert counted(doubled, "auto", distinct=False).options["memo"] == "256 MiB"
+
+
+@pytest.mark.parametrize("options,fragment", [
+    ({"memo": "lots"}, "option memo: expected auto, on, off or the table's size in MiB"),
+    ({"memo": "-3"}, "option memo"),
+    ({"memo": "64", "workers": 2}, "the memoised count runs in one process"),
+    ({"memo": "64", "fc": "on"}, "memo and fc, bounds or order=dynamic do not go together"),
+])
+def test_bad_memo_options_are_one_clear_error(options, fragment):
+    puzzle, _ = generate(GeneratorSpec(3, 3, colours=3, seed=1))
+    workers = options.pop("workers", 1)
+    with pytest.raises(EdgematchError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        edgematch.count(puzzle, backend="native", workers=workers, **options)
+
+
+def test_memo_is_an_option_of_count_only():
+    puzzle, _ = generate(GeneratorSpec(3, 3, colours=3, seed=1))
+    with pytest.raises(EdgematchError, match="memo is an option of count"):
+        edgematch.solve(puzzle, backend="native", memo="64")
