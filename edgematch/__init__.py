@@ -25,12 +25,24 @@ from edgematch.errors import (
     UsageError,
 )
 from edgematch.formats import read_puzzle, read_solution, write_puzzle, write_solution
-from edgematch.solvers import Result, Status, best, choose_backend, count, explain, solutions, solve, solve_all
+from edgematch.solvers import (
+    Result,
+    Status,
+    best,
+    choose_backend,
+    count,
+    estimate,
+    explain,
+    solutions,
+    solve,
+    solve_all,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendError", "Result", "Status", "best", "choose_backend", "count", "explain", "solutions", "solve", "solve_all",
+    "BackendError", "Result", "Status", "best", "choose_backend", "count", "estimate", "explain", "solutions", "solve",
+    "solve_all",
     "CheckResult", "EdgematchError", "FileMissingError", "FormatError", "GeneratorSpec", "Hint", "Interrupted",
     "Placement", "Puzzle", "PuzzleError", "Solution", "Tile", "UsageError", "Violation", "board_turns", "check",
     "distinct_key", "generate", "random_tiles", "read_puzzle", "read_solution", "score", "write_puzzle",

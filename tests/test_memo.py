@@ -102,7 +102,7 @@ def test_distinct_counts_without_an_anchor_tile_fall_back_to_the_plain_loop_and_
     result = edgematch.count(doubled, distinct=True, backend="native")
     assert result.options["memo"].startswith("off (distinct boards need the canonical test")
     assert (result.count, result.distinct) == (counted(doubled, "off").count, counted(doubled, "off").distinct)
-    assert counted(doubled, "auto", distinct=False).options["memo"] == "256 MiB"
+    assert counted(doubled, "auto", distinct=False).options["memo"] == "64 MiB"
 
 
 @pytest.mark.parametrize("options,fragment", [

@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -283,7 +283,9 @@ def info_cmd(
         for path, puzzle in puzzles:
             f = facts(puzzle)
             expected = f.expected_solutions if math.isfinite(f.expected_solutions) else None
-            rows.append(dict(asdict(f), file=str(path), expected_solutions=expected))
+            guess = _count_estimate(puzzle)
+            rows.append(dict(asdict(f), file=str(path), expected_solutions=expected,
+                             count_estimate=guess.as_dict() if guess is not None else None))
         sys.stdout.write(json.dumps(rows if len(rows) > 1 else rows[0], indent=2) + "\n")
         return
     for path, puzzle in puzzles:
@@ -322,7 +324,27 @@ def _info_table(path: Path, puzzle: Puzzle) -> Table:
         row("self-symmetric", "none")
     row("arrangements", format_count(f.log10_arrangements))
     row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
+    guess = _count_estimate(puzzle)
+    if guess is not None:
+        row("count estimate", f"about {guess.raw:.2g} raw, {guess.distinct:.2g} distinct (this puzzle: "
+                              f"{guess.probes:,} random probes; a count's tree of about {guess.nodes:.2g} nodes, "
+                              f"about {guess.seconds:.2g} s on one core; count --estimate says more)")
     return table
+
+
+INFO_ESTIMATE_SECONDS = 0.3
+
+
+def _count_estimate(puzzle: Puzzle) -> Any:
+    """Knuth's estimate of this puzzle's count (``edgematch.estimate``) in a fraction of a second, or None
+    when it cannot run here (no C kernel): the random puzzle formula knows nothing of identical tiles."""
+    from edgematch.errors import EdgematchError
+    from edgematch.solvers import estimate
+
+    try:
+        return estimate(puzzle, INFO_ESTIMATE_SECONDS)
+    except EdgematchError:
+        return None
 
 
 @app.command("formats")

@@ -140,6 +140,40 @@ def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str
     return options
 
 
+def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, as_json: bool) -> None:
+    """``count --estimate``: what the count would find and cost, as a table or JSON."""
+    from edgematch.solvers import estimate
+
+    e = estimate(puzzle, seconds if seconds is not None else 1.0)
+    if as_json:
+        print_json(e.as_dict())
+        return
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan")
+    table.add_column()
+
+    def about(x: float) -> str:
+        return f"{x:,.0f}" if x < 1e6 else f"{x:.2g}"
+
+    table.add_row("estimate", f"{file} (not counted): {e.probes:,} random probes of the native count's tree "
+                              f"({e.order} order) in {e.elapsed:.2f} s")
+    table.add_row("solutions", f"about {about(e.raw)} raw (batches: {about(e.raw_low)} to {about(e.raw_high)})")
+    table.add_row("distinct", f"about {about(e.distinct)} (up to turning the board)")
+    table.add_row("search", f"about {about(e.nodes)} nodes (batches: {about(e.nodes_low)} to {about(e.nodes_high)})")
+    rate = e.nodes_per_second
+    table.add_row("time", f"about {_duration(e.seconds)} on one core at {rate / 1e6:.1f} M nodes/s (measured "
+                          "here; the memo and more workers can take less)")
+    out.print(table)
+
+
+def _duration(seconds: float) -> str:
+    """A time span in the largest unit that reads well (s, min, h, days, years)."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.2g} s"
+
+
 def _summary(result: Result) -> Table:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan")
@@ -411,10 +445,16 @@ def count_cmd(
     cluster: Annotated[str | None, typer.Option(
         "--cluster", help="Run the native search's parts on a Dask cluster: local:N (N worker processes started "
         "for this count) or a scheduler address such as tcp://host:8786 (needs edgematch\\[dask]).")] = None,
+    estimate_only: Annotated[bool, typer.Option(
+        "--estimate", help="Do not count: estimate the count, the native search's tree and the time it would "
+                           "take on one core, from random probes, in about a second (or --time-limit).")] = False,
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
+        if estimate_only:
+            _estimate(puzzle, file, time_limit, as_json)
+            return
         known(backend)
         options = backend_options(order, option)
         explained = _choice(puzzle, backend, "count", workers, options) if explain and as_json else None

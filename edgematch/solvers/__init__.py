@@ -3,10 +3,20 @@
 Solver libraries are imported lazily inside each backend, so importing this package is cheap.
 """
 
-from edgematch.solvers.api import BEST_TIME_LIMIT, best, choose_backend, count, explain, solutions, solve, solve_all
+from edgematch.solvers.api import (
+    BEST_TIME_LIMIT,
+    best,
+    choose_backend,
+    count,
+    estimate,
+    explain,
+    solutions,
+    solve,
+    solve_all,
+)
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, backend_names, get_backend
 
 __all__ = [
     "BEST_TIME_LIMIT", "Backend", "Result", "Status", "Task", "Timings", "backend_names", "best", "choose_backend",
-    "count", "explain", "get_backend", "solutions", "solve", "solve_all",
+    "count", "estimate", "explain", "get_backend", "solutions", "solve", "solve_all",
 ]

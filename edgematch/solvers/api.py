@@ -277,6 +277,19 @@ def count(
     return _answered(puzzle, backend, task, confirm)
 
 
+def estimate(puzzle: PuzzleLike, seconds: float = 1.0, seed: int = 1) -> Any:
+    """What a count of ``puzzle`` would find and cost, in about ``seconds``, without counting: the native
+    count's tree size, its raw (and about its distinct) solutions, each with the spread of independent
+    batches, and the time at the node rate measured on this machine (Knuth's random probes; see
+    :mod:`edgematch.solvers.native.estimate`). Read it as an order of magnitude. Returns a ``CountEstimate``."""
+    from edgematch.solvers.native.estimate import estimate_count
+
+    problem = seconds_problem(seconds)
+    if problem:
+        raise UsageError(f"seconds {problem}")
+    return estimate_count(as_puzzle(puzzle), float(seconds), whole_number(seed, "seed", 0, 2**63 - 1))
+
+
 def best(
     puzzle: PuzzleLike, backend: str = AUTO, time_limit: float | None = BEST_TIME_LIMIT, workers: int = 1,
     progress: Callable[[dict[str, float]], None] | None = None,

@@ -399,10 +399,53 @@ EM_EXPORT int64_t em_propagate(
  * backtrack programs", 1975). A probe walks from the root, at each depth choosing one of the k fitting
  * candidates uniformly at random and multiplying its weight by k; the weight at depth d is an unbiased
  * estimate of the number of nodes at that depth, and at the last depth of the number of solutions (boards).
+ * From depth `exact_from` on (P: never) a probe counts the subtree below its path exactly instead and adds
+ * it times its weight, still unbiased, with far less spread where solutions are rare deep in the tree.
  * Same tables and node meaning as em_search (a node is one placement). `type_left` and `placed` are
- * restored after each probe. Outputs: level[d] += weight at depth d (summed over probes); stats[0..3] +=
- * per-probe tree size, its square, per-probe solutions, its square (for the spread); stats[4] += depth
- * reached. `scratch` holds at least as many entries as there are candidates. */
+ * restored after each probe. Outputs: level[d] += weight at depth d (summed over probes, random part only);
+ * stats[0..3] += per-probe tree size, its square, per-probe boards, its square; stats[4] += depth reached.
+ * `scratch` holds at least as many entries as there are candidates. */
+typedef struct {
+    const uint32_t *order; int64_t P;
+    const uint32_t *key_a, *key_b, *base, *extra_n, *extra_src, *extra_side; int64_t extra_cols;
+    const uint32_t *tab_start, *tab_end, *cand_type, *cand_edge; uint64_t width;
+    int32_t *type_left; uint32_t *placed;
+} probe_t;
+
+static inline int probe_fits(const probe_t *g, int64_t d, int64_t i) {
+    if (g->type_left[g->cand_type[i]] <= 0) return 0;
+    const uint32_t *edge = g->cand_edge + i * 4;
+    for (int64_t x = 0; x < (int64_t)g->extra_n[d]; x++)
+        if (edge[g->extra_side[d * g->extra_cols + x]] != g->placed[g->extra_src[d * g->extra_cols + x]]) return 0;
+    return 1;
+}
+
+static inline uint64_t probe_bucket(const probe_t *g, int64_t d) {
+    return (uint64_t)g->base[d] + (uint64_t)g->placed[g->key_a[d]] * g->width + (uint64_t)g->placed[g->key_b[d]];
+}
+
+static inline void probe_place(const probe_t *g, int64_t d, int64_t i) {
+    g->type_left[g->cand_type[i]] -= 1;
+    const int64_t cell = (int64_t)g->order[d] * 4;
+    for (int s = 0; s < 4; s++) g->placed[cell + s] = g->cand_edge[i * 4 + s];
+}
+
+/* Every node and board below depth d, given what is placed (depth-first; depth at most P). */
+static void probe_exact(const probe_t *g, int64_t d, double *nodes, double *boards) {
+    const uint64_t b = probe_bucket(g, d);
+    for (int64_t i = g->tab_start[b]; i < (int64_t)g->tab_end[b]; i++) {
+        if (!probe_fits(g, d, i)) continue;
+        *nodes += 1.0;
+        if (d == g->P - 1) {
+            *boards += 1.0;
+            continue;
+        }
+        probe_place(g, d, i);
+        probe_exact(g, d + 1, nodes, boards);
+        g->type_left[g->cand_type[i]] += 1;
+    }
+}
+
 static inline uint64_t probe_next(uint64_t *s) { /* xorshift64* */
     uint64_t x = *s;
     x ^= x >> 12;
@@ -420,46 +463,44 @@ EM_EXPORT void em_probe(
     const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
     const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge, uint32_t width32,
     int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, uint32_t *EM_RESTRICT picks,
-    uint32_t *EM_RESTRICT scratch, int64_t probes, uint64_t seed, double *EM_RESTRICT level,
+    uint32_t *EM_RESTRICT scratch, int64_t probes, uint64_t seed, int64_t exact_from, double *EM_RESTRICT level,
     double *EM_RESTRICT stats)
 {
-    const uint64_t width = width32;
+    const probe_t g = {order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols,
+                       tab_start, tab_end, cand_type, cand_edge, width32, type_left, placed};
     uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
     if (rng == 0) rng = 1;
     for (int64_t k = 0; k < probes; k++) {
         double weight = 1.0, size = 0.0, sols = 0.0;
         int64_t d = 0;
         for (; d < P; d++) {
-            const uint64_t b = (uint64_t)base[d] + (uint64_t)placed[key_a[d]] * width + (uint64_t)placed[key_b[d]];
-            const int64_t n_extra = extra_n[d];
-            const uint32_t *ex_side = extra_side + d * extra_cols;
-            const uint32_t *ex_src = extra_src + d * extra_cols;
-            int64_t fit = 0;
-            for (int64_t i = tab_start[b]; i < (int64_t)tab_end[b]; i++) {
-                if (type_left[cand_type[i]] <= 0) continue;
-                const uint32_t *edge = cand_edge + i * 4;
-                int ok = 1;
-                for (int64_t x = 0; x < n_extra && ok; x++) ok = edge[ex_side[x]] == placed[ex_src[x]];
-                if (ok) scratch[fit++] = (uint32_t)i;
+            if (d >= exact_from) {
+                double nodes = 0.0, boards = 0.0;
+                probe_exact(&g, d, &nodes, &boards);
+                size += weight * nodes;
+                sols += weight * boards;
+                break;
             }
+            const uint64_t b = probe_bucket(&g, d);
+            int64_t fit = 0;
+            for (int64_t i = tab_start[b]; i < (int64_t)tab_end[b]; i++)
+                if (probe_fits(&g, d, i)) scratch[fit++] = (uint32_t)i;
             if (fit == 0) break;
             weight *= (double)fit;
             level[d] += weight;
             size += weight;
             const uint32_t i = scratch[probe_next(&rng) % (uint64_t)fit];
             picks[d] = i;
-            type_left[cand_type[i]] -= 1;
-            const int64_t cell = (int64_t)order[d] * 4;
-            const uint32_t *edge = cand_edge + (int64_t)i * 4;
-            for (int s = 0; s < 4; s++) placed[cell + s] = edge[s];
+            probe_place(&g, d, i);
+            if (d == P - 1) sols = weight;
         }
-        if (d == P) sols = weight;
         stats[0] += size;
         stats[1] += size * size;
         stats[2] += sols;
         stats[3] += sols * sols;
         stats[4] += (double)d;
-        for (int64_t q = 0; q < d; q++) type_left[cand_type[picks[q]]] += 1; /* placed[] is rewritten before read */
+        const int64_t placed_to = d < P ? d : P;
+        for (int64_t q = 0; q < placed_to; q++) type_left[cand_type[picks[q]]] += 1; /* placed[] is rewritten before read */
     }
 }
 

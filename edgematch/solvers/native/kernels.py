@@ -137,7 +137,7 @@ def c_library() -> Any:
         A, A,  # tab_start, tab_end
         A, A, ctypes.c_uint32,  # cand_type, cand_edge, width
         A, A, A, A,  # type_left, placed, picks, scratch
-        N, ctypes.c_uint64, A, A,  # probes, seed, level, stats
+        N, ctypes.c_uint64, N, A, A,  # probes, seed, exact_from, level, stats
     ]
     memo = lib.em_memo
     memo.restype = ctypes.c_int64

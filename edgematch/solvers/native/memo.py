@@ -28,10 +28,10 @@ from edgematch.solvers.native.kernels import TABLE_DTYPES
 from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables
 
-DEFAULT_MIB = 256  # the table's default memory; option memo=MiB
+DEFAULT_MIB = 64  # the table's default memory; option memo=MiB
 LOOKUPS, HITS, STORES, EVICTED = 3, 4, 5, 6  # counters after NODES, SOLUTIONS, CANONICAL
 MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
-TRIAL, WORTH = 20_000, 4  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
+TRIAL, WORTH = 20_000, 10  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
 
 
 @dataclass(frozen=True)
