@@ -108,7 +108,6 @@ def test_distinct_counts_without_an_anchor_tile_fall_back_to_the_plain_loop_and_
 @pytest.mark.parametrize("options,fragment", [
     ({"memo": "lots"}, "option memo: expected auto, on, off or the table's size in MiB"),
     ({"memo": "-3"}, "option memo"),
-    ({"memo": "64", "workers": 2}, "the memoised count runs in one process"),
     ({"memo": "64", "fc": "on"}, "memo and fc, bounds or order=dynamic do not go together"),
 ])
 def test_bad_memo_options_are_one_clear_error(options, fragment):
@@ -116,6 +115,26 @@ def test_bad_memo_options_are_one_clear_error(options, fragment):
     workers = options.pop("workers", 1)
     with pytest.raises(EdgematchError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         edgematch.count(puzzle, backend="native", workers=workers, **options)
+
+
+def test_counts_on_several_workers_keep_exact_merged_counts_with_a_memo_each():
+    """Each worker counts its parts with its own table; the parts partition the tree, so the counts add up."""
+    for seed in (1, 2):
+        puzzle, _ = generate(GeneratorSpec(6, 5, like="clue", seed=seed))
+        plain = counted(puzzle, "off", distinct=False)
+        for memo in ("auto", TINY):
+            split = edgematch.count(puzzle, backend="native", workers=2, memo=memo, time_limit=60)
+            assert split.count == plain.count, (seed, memo)
+            assert split.options["memo"].endswith("MiB per worker")
+
+
+def test_counts_on_a_local_cluster_keep_exact_merged_counts_with_a_memo_per_thread():
+    pytest.importorskip("distributed")
+    puzzle, _ = generate(GeneratorSpec(6, 5, like="clue", seed=3))
+    plain = counted(puzzle, "off", distinct=False)
+    result = edgematch.count(puzzle, backend="native", cluster="local:2", time_limit=120)
+    assert result.count == plain.count
+    assert result.options["memo"].endswith("MiB per worker")
 
 
 def test_memo_is_an_option_of_count_only():

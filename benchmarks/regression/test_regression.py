@@ -88,3 +88,21 @@ def test_first_heavy_tail(benchmark, family: str, variant: str) -> None:
     slowest = benchmark.pedantic(worst, rounds=1, iterations=1, warmup_rounds=0)
     benchmark.extra_info["slowest seed (s)"] = slowest
     assert slowest < 2 * TAIL_LIMIT or variant == "native:dfs", "native timed out on a seed: a heavy tail is back"
+
+
+CLUE3 = Path(__file__).resolve().parents[2] / "tests" / "data" / "e2-clue3.json"
+
+
+@pytest.mark.parametrize("memo", ["auto", "off"])
+@pytest.mark.benchmark(group="count: Eternity II clue puzzle 3 (2,195,647,488 raw), memo on and off")
+def test_count_clue_puzzle_3(benchmark, memo: str) -> None:
+    """The published exhaustive count (eternity2.dev, 2010: about a day), native with the memoised count
+    (issue 25) and with the plain loop; the nodes of each are in extra_info."""
+    puzzle = edgematch.read_puzzle(CLUE3)
+    native = get_backend("native")
+    result = benchmark.pedantic(lambda: native.run(puzzle, Task("count", distinct=True, options={"memo": memo})),
+                                rounds=3, iterations=1, warmup_rounds=0)
+    assert result.status is Status.SOLVED, result.message
+    assert result.count == 2_195_647_488
+    benchmark.extra_info["nodes"] = result.counters["nodes"]
+    benchmark.extra_info["memo hits"] = result.counters.get("memo_hits", 0)

@@ -223,7 +223,8 @@ class NativeBackend(Backend):
         keep = on_off(task.options.get("keep", True))
         how = propagation(self.checked_options(task), tables.order_name)
         restarts = 0
-        memo, memo_off, memo_stats = None, "", {}
+        memo, memo_off = _memo_size(task, tables, how)
+        memo_stats: dict[str, int] = {}
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
         deadline = None if left is None else time.monotonic() + left
@@ -236,12 +237,11 @@ class NativeBackend(Backend):
                     from edgematch.solvers.native.cluster import run_parts as run_split
                 else:
                     run_split = parts.run_parallel
-                outcome = run_split(puzzle, tables, replace(task, time_limit=left), want, capacity)
+                outcome = run_split(puzzle, tables, replace(task, time_limit=left), want, capacity, memo)
             except ChildDied as exc:
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
         else:
-            memo, memo_off = _memo_size(task, tables, how)
             if memo is not None:  # the memoised count (its own table, this run's)
                 from edgematch.solvers.native.memo import MemoSearch, MemoTable
 
@@ -284,7 +284,8 @@ class NativeBackend(Backend):
             options={"order": tables.order_name, "workers": task.workers,
                      **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off"} if how.any else {}),
                      **({"keep": "off"} if restarting and not keep else {}),
-                     **({"memo": f"{memo:g} MiB"} if memo is not None else {"memo": memo_off} if memo_off else {}),
+                     **({"memo": f"{memo:g} MiB" + (" per worker" if task.workers > 1 or task.cluster else "")}
+                        if memo is not None else {"memo": memo_off} if memo_off else {}),
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
             message=CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit"
             else outcome.stopped,
@@ -321,8 +322,6 @@ def _memo_problem(task: Task) -> str | None:
         return None
     if task.question != "count":
         return "native backend: memo is an option of count"
-    if task.workers > 1 or task.cluster is not None:
-        return "native backend: the memoised count runs in one process (memo=off with workers or a cluster)"
     if task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic":
         return "native backend: memo and fc, bounds or order=dynamic do not go together"
     return None
@@ -330,13 +329,13 @@ def _memo_problem(task: Task) -> str | None:
 
 def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | None, str]:
     """The memo table's MiB for this run (None: the plain loop) and, when it is off, why: a count in one
-    process without propagation, in the C kernel, unless distinct boards need the canonical test (the memo
-    cannot merge states whose boards must each be looked at)."""
+    process or each worker without propagation, in the C kernel, unless distinct boards need the canonical
+    test (the memo cannot merge states whose boards must each be looked at)."""
     from edgematch.solvers.native.kernels import c_library, selected
     from edgematch.solvers.native.memo import applies, memo_mib
 
     mib = memo_mib(task.options.get("memo", "auto"))
-    if mib is None or task.question != "count" or how.any or task.workers > 1 or task.cluster is not None:
+    if mib is None or task.question != "count" or how.any:
         return None, ""
     if selected() != "c" or c_library() is None:
         return None, "off (the C kernel only)"

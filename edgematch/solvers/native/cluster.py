@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -46,6 +47,7 @@ import numpy as np
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.cluster import connected, distributed, threads
+from edgematch.solvers.native.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.parts import Part, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables, build_tables
@@ -81,6 +83,7 @@ def digest(tables: Tables) -> str:
 
 
 _built: dict[str, Tables] = {}  # per worker process: the tables of the puzzle it is working on
+_memos = threading.local()  # per worker thread: its memo table (a table is never shared between threads)
 
 
 def _tables(puzzle: Puzzle, order: str, symmetry: bool, expected: str) -> Tables:
@@ -103,16 +106,26 @@ def children(tables: Tables, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
     return [prefix + (i,) for i in fitting(tables, len(prefix), type_left, placed)]
 
 
+def _memo_table(puzzle: Puzzle, tables: Tables, mib: float) -> MemoTable:
+    """This worker thread's memo table for ``tables`` (made at its first part of them)."""
+    table = getattr(_memos, "table", None)
+    if table is None or table.tables is not tables:
+        table = _memos.table = MemoTable(puzzle, tables, mib)
+    return table
+
+
 def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...], capacity: int,
                 distinct: bool, deadline: float | None, want: int | None, stop_name: str,
                 split_seconds: float | None = SPLIT_SECONDS, stop_poll: float = STOP_POLL_SECONDS,
-                ) -> tuple[Outcome, list[tuple[int, ...]]]:
+                memo: float | None = None) -> tuple[Outcome, list[tuple[int, ...]]]:
     """Run on a worker: search below ``prefix`` until done, the wall-clock ``deadline``, ``want`` solutions or
-    the stop event; past ``split_seconds`` return the children not yet searched with the outcome so far."""
+    the stop event; past ``split_seconds`` return the children not yet searched with the outcome so far.
+    ``memo``: count with this worker thread's memo table of that many MiB."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
     tables = _tables(puzzle, order, symmetry, expected)
+    table = _memo_table(puzzle, tables, memo) if memo is not None else None
     started = time.monotonic()
     should_stop = _stop_check(stop_name, stop_poll)
     total = Outcome(finished=True)
@@ -125,7 +138,10 @@ def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefi
         if split_seconds is not None and len(todo) > 1 and time.monotonic() - started > split_seconds:
             break  # hand the rest back: other workers may be idle
         limit = None if deadline is None else max(0.0, deadline - time.time())
-        outcome = drive(Search(tables, todo.pop(0), capacity=capacity, distinct=distinct), limit,
+        here = todo.pop(0)
+        search = MemoSearch(tables, table, here) if table is not None else \
+            Search(tables, here, capacity=capacity, distinct=distinct)
+        outcome = drive(search, limit,
                         None if want is None else max(1, want - len(total.found)), should_stop=should_stop)
         merge(total, outcome)
         total.stopped = outcome.stopped
@@ -153,9 +169,11 @@ def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
     return check
 
 
-def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int) -> Outcome:
+def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int,
+              memo: float | None = None) -> Outcome:
     """Count (or list, up to ``want``) by running the parts of the tree on ``task.cluster`` and merging their
-    outcomes exactly. Connecting (starting a local cluster) and planning count against the time limit."""
+    outcomes exactly. Connecting (starting a local cluster) and planning count against the time limit.
+    ``memo``: each worker thread counts with a memo table of that many MiB."""
     start = time.monotonic()
     deadline = None if task.time_limit is None else start + task.time_limit
     total = Outcome(finished=True)
@@ -178,7 +196,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
 
         def submit(part: Part) -> Any:
             future = client.submit(search_part, puzzle, tables.order_name, symmetry, expected, part.prefix, capacity,
-                                   task.distinct, wall_deadline, want, stop.name, split, poll,
+                                   task.distinct, wall_deadline, want, stop.name, split, poll, memo,
                                    key=f"edgematch-part-{run}-{part.index}", retries=RETRIES, pure=False)
             flying[future.key] = part.index
             futures[part.index] = future

@@ -29,6 +29,7 @@ import numpy as np
 
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
+from edgematch.solvers.native.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child
@@ -59,25 +60,30 @@ def plan(tables: Tables, parts: int, deadline: float | None = None) -> tuple[lis
 def run_part(
     puzzle: Puzzle, order: str, part: Part, capacity: int, distinct: bool, deadline: float | None,
     want: int | None = None, tables: Tables | None = None, should_stop: Callable[[], bool] | None = None,
-    progress: Callable[[dict[str, float]], None] | None = None,
+    progress: Callable[[dict[str, float]], None] | None = None, memo: MemoTable | None = None,
 ) -> Outcome:
     """Search one part; ``deadline`` is a ``time.time()`` instant (shared by every part of a run). ``tables``
-    (built from ``puzzle`` and ``order``) saves building them again; ``progress`` gets the part's live counts."""
+    (built from ``puzzle`` and ``order``) saves building them again; ``progress`` gets the part's live counts;
+    ``memo`` (a count over ``tables``) is the worker's table of counted states, shared by all its parts."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
     tables = tables if tables is not None else build_tables(puzzle, order)
     limit = None if deadline is None else max(0.0, deadline - time.time())
-    search = Search(tables, part.prefix, capacity=capacity, distinct=distinct)
+    search = MemoSearch(tables, memo, part.prefix) if memo is not None else \
+        Search(tables, part.prefix, capacity=capacity, distinct=distinct)
     return drive(search, limit, want, progress=progress, should_stop=should_stop)
 
 
 def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken: Any, go: Any, stop: Any,
-            capacity: int, distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int) -> None:
+            capacity: int, distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int,
+            memo_mib: float | None = None) -> None:
     """Take parts from the shared counter and send each one's outcome, until none is left or told to stop;
-    the part in progress's nodes and solutions go to ``live[2 * slot]`` and ``live[2 * slot + 1]``."""
+    the part in progress's nodes and solutions go to ``live[2 * slot]`` and ``live[2 * slot + 1]``. With
+    ``memo_mib`` the worker counts with a memo table of its own, shared by its parts."""
     worker_child()
     go.wait()  # every worker is started first: forking beside busy workers took 60 ms each on 2 cores
+    memo = MemoTable(puzzle, tables, memo_mib) if memo_mib is not None else None
 
     def report(info: dict[str, float]) -> None:
         live[2 * slot], live[2 * slot + 1] = int(info["nodes"]), int(info["solutions"])
@@ -89,15 +95,17 @@ def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken:
         if index >= len(parts):
             break
         outcome = run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
-                           stop.is_set, report)
+                           stop.is_set, report, memo)
         live[2 * slot], live[2 * slot + 1] = 0, 0  # counted in the outcome from now on (cleared before: never twice)
         send.send(outcome)
     send.close()
 
 
-def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int) -> Outcome:
+def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int,
+                 memo: float | None = None) -> Outcome:
     """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly. Planning the
-    parts and starting the workers count against the time limit."""
+    parts and starting the workers count against the time limit. ``memo``: each worker counts with a memo
+    table of that many MiB (a count without the canonical test only)."""
     start = time.monotonic()
     deadline = None if task.time_limit is None else start + task.time_limit
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
@@ -116,7 +124,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
             receive, send = ctx.Pipe(duplex=False)
             process = ctx.Process(target=_worker, daemon=True, args=(
                 send, puzzle, tables, parts, taken, go, stop, capacity, task.distinct, wall_deadline, want, live,
-                slot))
+                slot, memo))
             running[receive] = process
             try:
                 start_child(process)
