@@ -49,13 +49,16 @@ def front(puzzle: Puzzle, tables: Tables) -> Front:
     P = tables.positions
     pos = {int(c): p for p, c in enumerate(tables.order)}
     start, idx = [0], []
+    now: list[tuple[int, int]] = []  # (placed index, the open cell it faces), carried from depth to depth
     for d in range(P):
-        for q in range(d):
-            cell = int(tables.order[q])
+        if d:
+            cell = int(tables.order[d - 1])  # placed last: it no longer is open, and it faces open cells
+            now = [(i, y) for i, y in now if y != cell]
             for s in SIDES:
                 y = puzzle.neighbour(cell, s)
                 if y is not None and pos.get(y, -1) >= d:
-                    idx.append(cell * 4 + s)
+                    now.append((cell * 4 + s, y))
+        idx.extend(i for i, _ in now)
         start.append(len(idx))
     start.append(len(idx))  # depth P (never looked up)
     starts = np.array(start, np.uint32)
