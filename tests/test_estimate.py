@@ -100,3 +100,15 @@ def test_bad_estimate_arguments_are_one_clear_error():
         edgematch.estimate(puzzle, seconds=0)
     with pytest.raises(edgematch.UsageError, match="seed must be a whole number"):
         edgematch.estimate(puzzle, seed=1.5)
+
+
+def test_the_live_line_shows_the_time_left_by_the_estimate():
+    from edgematch.cli.solve import time_left
+
+    expected = (1000.0, 100.0)
+    assert time_left({"elapsed": 10.0, "nodes": 250, "solutions": 0}, expected) == "about 30 s left (estimate)"
+    # a memoised count adds solutions without their nodes: the further share counts
+    assert time_left({"elapsed": 10.0, "nodes": 100, "solutions": 50}, expected) == "about 10 s left (estimate)"
+    assert time_left({"elapsed": 10.0, "nodes": 2000, "solutions": 0}, expected) == "past the estimate"
+    assert time_left({"elapsed": 0.5, "nodes": 250, "solutions": 0}, expected) == ""
+    assert time_left({"elapsed": 10.0, "nodes": 250, "solutions": 0}, None) == ""

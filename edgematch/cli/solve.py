@@ -92,25 +92,41 @@ class Render(StrEnum):
 
 
 @contextlib.contextmanager
-def live_progress(what: str) -> Iterator[Progress | None]:
-    """A transient progress line (nodes, solutions, rate, elapsed) on a terminal; nothing otherwise."""
+def live_progress(what: str, expected: tuple[float, float] | None = None) -> Iterator[Progress | None]:
+    """A transient progress line (nodes, solutions, rate, elapsed) on a terminal; nothing otherwise. With
+    ``expected`` (a count's estimated nodes and raw solutions) it also shows the time left by that estimate."""
     if not err.is_terminal:
         yield None
         return
     columns = (
         SpinnerColumn(), TextColumn(f"[bold]{what}[/]"), TextColumn("{task.fields[nodes]:>14,} nodes"),
         TextColumn("{task.fields[solutions]:>10,} raw"), TextColumn("{task.fields[rate]:>7.1f} M nodes/s"),
-        TimeElapsedColumn(),
+        TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
     )
     with Bar(*columns, console=err, transient=True) as bar:
-        task = bar.add_task(what, total=None, nodes=0, solutions=0, rate=0.0)
+        task = bar.add_task(what, total=None, nodes=0, solutions=0, rate=0.0, left="")
 
         def update(info: dict[str, float]) -> None:
             elapsed = max(info["elapsed"], 1e-9)
             bar.update(task, nodes=int(info["nodes"]), solutions=int(info["solutions"]),
-                       rate=info["nodes"] / elapsed / 1e6)
+                       rate=info["nodes"] / elapsed / 1e6, left=time_left(info, expected))
 
         yield update
+
+
+def time_left(info: dict[str, float], expected: tuple[float, float] | None) -> str:
+    """``about N left (estimate)`` from the share done: the nodes searched or the raw solutions found over
+    the estimate's, whichever is further on (a memoised count adds solutions without searching their nodes);
+    nothing before a second has passed or without an estimate."""
+    if expected is None or info["elapsed"] < 1.0:
+        return ""
+    nodes, raw = expected
+    done = max(info["nodes"] / nodes if nodes > 0 else 0.0, info["solutions"] / raw if raw > 0 else 0.0)
+    if done <= 0:
+        return ""
+    if done >= 1:
+        return "past the estimate"
+    return f"about {_duration(info['elapsed'] * (1 - done) / done)} left (estimate)"
 
 
 def show_board(puzzle: Puzzle, board: Solution, whole: str = "--render ascii -o FILE, or --render png -o FILE") -> None:
@@ -164,6 +180,21 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, as_json: bool) 
     table.add_row("time", f"about {_duration(e.seconds)} on one core at {rate / 1e6:.1f} M nodes/s (measured "
                           "here; the memo and more workers can take less)")
     out.print(table)
+
+
+def _expected(puzzle: Puzzle) -> tuple[float, float] | None:
+    """A quick estimate of the count (nodes, raw solutions) for the live line's time left, or None."""
+    from edgematch.errors import EdgematchError
+    from edgematch.solvers import estimate
+
+    try:
+        guess = estimate(puzzle, ETA_SECONDS)
+    except EdgematchError:
+        return None
+    return guess.nodes, guess.raw
+
+
+ETA_SECONDS = 0.15  # spent before an interactive count, for its time left
 
 
 def _duration(seconds: float) -> str:
@@ -285,11 +316,13 @@ def _exit(result: Result) -> None:
         raise typer.Exit(code)
 
 
-def attempt(backend: str, question: Question, call: Callable[[Progress | None], Result]) -> Result:
-    """``call(progress)`` under a live progress line. Ctrl-C outside a backend's search (loading, building)
-    and a backend's failure become results, so they are printed and exit by :func:`exit_code` like any other."""
+def attempt(backend: str, question: Question, call: Callable[[Progress | None], Result],
+            expected: tuple[float, float] | None = None) -> Result:
+    """``call(progress)`` under a live progress line (with the time left by ``expected``, see
+    :func:`live_progress`). Ctrl-C outside a backend's search (loading, building) and a backend's failure
+    become results, so they are printed and exit by :func:`exit_code` like any other."""
     try:
-        with live_progress("counting" if question == "count" else "solving") as progress:
+        with live_progress("counting" if question == "count" else "solving", expected) as progress:
             return call(progress)
     except Interrupted as stop:  # the library stopped its search and kept what it had found
         return stop.result
@@ -462,7 +495,7 @@ def count_cmd(
             _explain(puzzle, backend, "count", workers, options)
         result = attempt(backend, "count", lambda progress: count(
             puzzle, distinct, backend, time_limit, workers, progress=progress, confirm=confirm, cluster=cluster,
-            **options))
+            **options), _expected(puzzle) if err.is_terminal and not as_json else None)
         if as_json:
             print_json(result_json(result, explained))
             raise typer.Exit(exit_code(result))
