@@ -160,8 +160,8 @@ def test_the_policy_regenerates_from_a_bench_database(smoke_db, tmp_path):
 
 
 def test_policy_keep_carries_over_the_questions_not_measured(smoke_db, tmp_path):
-    """The smoke sessions measure first only: with --keep the shipped best rules stay, with their source,
-    and the file says the command that made it."""
+    """The smoke sessions measure first only: with --keep the shipped best and count rules stay, with their
+    sources, and the file says the command that made it."""
     shipped = load_policy(Path(edgematch.solvers.__file__).parent / "policy.toml")
     target = tmp_path / "policy.toml"
     result = runner.invoke(app, ["policy", "--db", str(smoke_db), "-o", str(target), "--keep",
@@ -171,7 +171,10 @@ def test_policy_keep_carries_over_the_questions_not_measured(smoke_db, tmp_path)
     best = [r for r in made.rules if r["question"] == "best"]
     assert best and best == [r for r in shipped.rules if r["question"] == "best"]
     assert made.source_of("best") == shipped.source_of("best")
-    assert {r["question"] for r in made.rules} == {"first", "best"}
+    counts = [r for r in made.rules if r["question"] == "count"]
+    assert counts and counts == [r for r in shipped.rules if r["question"] == "count"]
+    assert made.source_of("count") == shipped.source_of("count")
+    assert {r["question"] for r in made.rules} == {"first", "best", "count"}
     assert made.source_of("first")["suite"] == "smoke"
     assert "#   edgematch policy --db " in target.read_text() and " --keep " in target.read_text()
     alone = runner.invoke(app, ["policy", "--db", str(smoke_db), "-o", str(tmp_path / "alone.toml")])
