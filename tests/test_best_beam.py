@@ -12,7 +12,7 @@ from edgematch import GeneratorSpec, Status, Tile, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
-from edgematch.solvers.native.beam import BeamTables, beam, beam_seed, board_of, fill_cells
+from edgematch.solvers.native.best.beam import BeamTables, beam, beam_seed, board_of, fill_cells
 
 
 def _spoiled(spec: GeneratorSpec, swaps: int = 2) -> Puzzle:

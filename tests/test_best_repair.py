@@ -18,10 +18,10 @@ import edgematch
 from edgematch import GeneratorSpec, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
-from edgematch.solvers.native import repair_kernel as K
 from edgematch.solvers.native.best import admissible_board
-from edgematch.solvers.native.repair import OPERATORS, Repairer, repair_tables
-from edgematch.solvers.native.stages import first_broken_row, tail_rebeam
+from edgematch.solvers.native.best import repair_kernel as K
+from edgematch.solvers.native.best.repair import OPERATORS, Repairer, repair_tables
+from edgematch.solvers.native.best.stages import first_broken_row, tail_rebeam
 from tests.test_best_beam import BOARDS
 
 
@@ -196,8 +196,8 @@ def test_kill_9_in_the_repair_stage_keeps_the_last_saved_board(tmp_path):
 def test_a_tail_beam_narrows_to_the_memory_bound(monkeypatch):
     """A chain shares the machine's bound (chains divide it): a tail asked 1,000,000 wide is narrowed to
     what the bound allows, read when the tail runs, and still gives a whole board."""
-    from edgematch.solvers.native import beam as beam_search
-    from edgematch.solvers.native.stages import pinned
+    from edgematch.solvers.native.best import beam as beam_search
+    from edgematch.solvers.native.best.stages import pinned
 
     puzzle = dict(BOARDS)["hinted"]
     board = admissible_board(puzzle)

@@ -29,8 +29,7 @@ from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
-from edgematch.solvers.native import chains
-from edgematch.solvers.native.best import admissible_board
+from edgematch.solvers.native.best import admissible_board, chains
 from edgematch.solvers.policy import regime
 
 psutil = pytest.importorskip("psutil")
@@ -129,7 +128,7 @@ def test_the_incumbent_crosses_the_fork_and_only_a_whole_checked_board_is_read()
 
 def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
     """Chain 0 finds a board; chain 1, polling ``task.incumbent`` as a repair stage would, gets exactly it."""
-    from edgematch.solvers.native import stages
+    from edgematch.solvers.native.best import stages
 
     seen = tmp_path / "seen.json"
 

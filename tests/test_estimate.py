@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import edgematch
 from edgematch import GeneratorSpec, generate
 from edgematch.cli.main import load_commands
-from edgematch.solvers.native.estimate import exact_depth, knuth
+from edgematch.solvers.native.count.estimate import exact_depth, knuth
 from edgematch.solvers.native.search import Search, drive
 from edgematch.solvers.native.tables import build_tables
 

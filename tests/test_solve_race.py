@@ -4,7 +4,7 @@ What must hold: every answer passes the checker; the winning chain ``i`` gives e
 search gives with seed ``seed + i`` (so chain 0 is the one-process search); a proof of no solution from a chain is
 the oracle's answer; the time limit is kept (a generous bound, not a timing test); a chain killed with ``kill -9``
 does not end the race (all killed: an error); Ctrl-C stops every chain (exit 130); no process outlives a call.
-The library-level tests call :mod:`edgematch.solvers.native.race` directly; those through ``edgematch solve`` need
+The library-level tests call :mod:`edgematch.solvers.native.first.race` directly; those through ``edgematch solve`` need
 the native backend to route one solution with workers or a cluster to the race."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
-from edgematch.solvers.native import NativeBackend, race
+from edgematch.solvers.native import NativeBackend
+from edgematch.solvers.native.first import race
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
 

@@ -5,7 +5,7 @@ A live line shows the best score so far, the time and the search rate. Every bet
 leaves the last complete board; only a regular file is replaced). A save that fails (a full disk) is one
 warning, and the search goes on. On the time limit or Ctrl-C the best board is printed (and saved).
 ``--workers N`` and ``--cluster`` run independent chains of the native search that share the best board
-(:mod:`edgematch.solvers.native.chains`); the line above and the file follow the best of them all. The summary
+(:mod:`edgematch.solvers.native.best.chains`); the line above and the file follow the best of them all. The summary
 says the board's clue regime ("5 hints", "no hints"): the hints it keeps, counted by the checker.
 
 Exit codes: 0 a board (a full solution or not: ``optimal`` says whether its score is proven the maximum),

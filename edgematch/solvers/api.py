@@ -281,8 +281,8 @@ def estimate(puzzle: PuzzleLike, seconds: float = 1.0, seed: int = 1) -> Any:
     """What a count of ``puzzle`` would find and cost, in about ``seconds``, without counting: the native
     count's tree size, its raw (and about its distinct) solutions, each with the spread of independent
     batches, and the time at the node rate measured on this machine (Knuth's random probes; see
-    :mod:`edgematch.solvers.native.estimate`). Read it as an order of magnitude. Returns a ``CountEstimate``."""
-    from edgematch.solvers.native.estimate import estimate_count
+    :mod:`edgematch.solvers.native.count.estimate`). Read it as an order of magnitude. Returns a ``CountEstimate``."""
+    from edgematch.solvers.native.count.estimate import estimate_count
 
     problem = seconds_problem(seconds)
     if problem:

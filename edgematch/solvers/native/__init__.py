@@ -15,14 +15,14 @@ Options: ``order`` (``auto`` default: the more constrained region first, see
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
 (:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
-worker thread) chains of the one-process search, seeds ``seed + i`` (:mod:`edgematch.solvers.native.race`).
+worker thread) chains of the one-process search, seeds ``seed + i`` (:mod:`edgematch.solvers.native.first.race`).
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
-(:mod:`edgematch.solvers.native.beam`; options ``width``, ``fanout``, ``order`` comb or row); both take
+(:mod:`edgematch.solvers.native.best.beam`; options ``width``, ``fanout``, ``order`` comb or row); both take
 ``seed``. Without ``search`` the one whose options are given runs, else :func:`best_search` picks.
 ``best`` with ``workers=N`` or on a cluster runs independent chains of that search, chain ``i`` with seed
-``seed + i``, sharing the best board (:mod:`edgematch.solvers.native.chains`).
+``seed + i``, sharing the best board (:mod:`edgematch.solvers.native.best.chains`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, listed
-from edgematch.solvers.native.memo import DEFAULT_MIB as MEMO_MIB
-from edgematch.solvers.native.propagate import OPTIONS as PROPAGATION
-from edgematch.solvers.native.propagate import Propagation, propagation
+from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
+from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
+from edgematch.solvers.native.first.propagate import Propagation, propagation
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 
@@ -119,7 +119,7 @@ class NativeBackend(Backend):
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
-    # best: chains as Dask tasks (edgematch.solvers.native.chains); first: racing chains (native.race)
+    # best: chains as Dask tasks (edgematch.solvers.native.best.chains); first: racing chains (native.first.race)
 
     def __init__(self, sub: str | None = None):
         if sub is not None and sub not in VARIANTS:
@@ -187,12 +187,12 @@ class NativeBackend(Backend):
 
             given = self.checked_options(task)
             if task.workers > 1 or task.cluster is not None:  # chains, each the search below with its own seed
-                from edgematch.solvers.native import chains
+                from edgematch.solvers.native.best import chains
 
                 return chains.run_cluster_chains(self, puzzle, task) if task.cluster is not None else \
                     chains.run_chains(self, puzzle, task)
             if best_search(puzzle, given) == "beam":
-                from edgematch.solvers.native.stages import run_beam
+                from edgematch.solvers.native.best.stages import run_beam
 
                 result = run_beam(puzzle, task, given)
             else:
@@ -200,7 +200,7 @@ class NativeBackend(Backend):
             result.backend = self.full_name
             return result
         if task.question == "first" and self.sub != "dfs" and (task.workers > 1 or task.cluster is not None):
-            from edgematch.solvers.native import race  # chains of the one-process search race, seeds seed + i
+            from edgematch.solvers.native.first import race  # chains of the one-process search race, seeds seed + i
 
             return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
                 race.run_race(self, puzzle, task)
@@ -243,7 +243,7 @@ class NativeBackend(Backend):
                               options={"order": tables.order_name, "workers": task.workers})
         else:
             if memo is not None:  # the memoised count (its own table, this run's)
-                from edgematch.solvers.native.memo import MemoSearch, MemoTable
+                from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 
                 search = MemoSearch(tables, MemoTable(puzzle, tables, memo))
             else:
@@ -316,7 +316,7 @@ class NativeBackend(Backend):
 
 def _memo_problem(task: Task) -> str | None:
     """Why the ``memo`` option cannot be honoured as given (None: it can, or it says off)."""
-    from edgematch.solvers.native.memo import memo_mib
+    from edgematch.solvers.native.count.memo import memo_mib
 
     if memo_mib(task.options["memo"]) is None or str(task.options["memo"]).lower() == "auto":
         return None
@@ -331,8 +331,8 @@ def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | No
     """The memo table's MiB for this run (None: the plain loop) and, when it is off, why: a count in one
     process or each worker without propagation, in the C kernel, unless distinct boards need the canonical
     test (the memo cannot merge states whose boards must each be looked at)."""
+    from edgematch.solvers.native.count.memo import applies, memo_mib
     from edgematch.solvers.native.kernels import c_library, selected
-    from edgematch.solvers.native.memo import applies, memo_mib
 
     mib = memo_mib(task.options.get("memo", "auto"))
     if mib is None or task.question != "count" or how.any:
@@ -346,8 +346,8 @@ def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | No
 
 def _searcher(puzzle: Puzzle, how: Propagation, capacity: int, distinct: bool) -> Callable[[Tables], Any]:
     """What builds a search over given tables: the plain loop, or the one with propagation
-    (:mod:`edgematch.solvers.native.propagate`) when ``how`` asks for any."""
-    from edgematch.solvers.native.propagate import PropSearch
+    (:mod:`edgematch.solvers.native.first.propagate`) when ``how`` asks for any."""
+    from edgematch.solvers.native.first.propagate import PropSearch
     from edgematch.solvers.native.search import Search
 
     if not how.any:

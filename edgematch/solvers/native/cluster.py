@@ -47,7 +47,7 @@ import numpy as np
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.cluster import connected, distributed, threads
-from edgematch.solvers.native.memo import MemoSearch, MemoTable
+from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.parts import Part, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables, build_tables

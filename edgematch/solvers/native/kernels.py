@@ -7,7 +7,7 @@ Two kernels with the same arguments, state machine and results, bit for bit:
   takes a millisecond and no LLVM, so a small puzzle is solved in a fraction of numba's start-up.
 - ``numba``: :mod:`edgematch.solvers.native.kernel`, compiled by numba on first use and cached on disk.
 
-The search with propagation (``em_propagate``, :mod:`edgematch.solvers.native.propagate`) exists in C only:
+The search with propagation (``em_propagate``, :mod:`edgematch.solvers.native.first.propagate`) exists in C only:
 the numba twin stays the fallback of the plain loop, identical to it, and with numba forced the propagation
 options are refused rather than dropped.
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
-from edgematch.solvers.native.memo import MemoSearch, MemoTable
+from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child

@@ -5,28 +5,28 @@ A *chain* is the single-process native first-solution search, run as a black box
 ``seed + i`` for chain ``i``: chain 0 keeps the caller's seed, so it runs exactly what one process runs and N
 chains are never worse than one (apart from sharing the machine). Whatever the single search becomes (its
 options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
-:func:`edgematch.solvers.native.chains._chain` (the same child ``best --workers`` runs: its own process group,
+:func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own process group,
 dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a
-cluster :func:`edgematch.solvers.native.chains.chain_task` (one chain per worker thread, in a child process of
+cluster :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of
 the worker, stopped through a Dask ``Event``).
 
 - :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent
   checker in the parent) wins and every other chain's group is killed at once; a chain that *proves* there is
   no solution (a restarts search whose run exhausted its tree: every run is complete) ends the race with
   status unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain
-  died the result is an error naming them. Chains stop :data:`~edgematch.solvers.native.chains.REPORT_AHEAD`
+  died the result is an error naming them. Chains stop :data:`~edgematch.solvers.native.best.chains.REPORT_AHEAD`
   before the limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every
   chain at once (the message ``interrupted``). Nothing outlives the call.
 - :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
   or a ``dask.distributed.Client``; :func:`edgematch.solvers.cluster.connected`). The first checked solution
   (or proof) back sets the stop ``Event`` the chains' tasks poll (every
-  :data:`~edgematch.solvers.native.chains.RELAY_SECONDS`; a stopped task kills its chain) and cancels the rest;
+  :data:`~edgematch.solvers.native.best.chains.RELAY_SECONDS`; a stopped task kills its chain) and cancels the rest;
   a local cluster is closed with the call, and chains die with their worker. A killed worker's chain runs again
   elsewhere (Dask's ``allowed-failures``).
 
 The result: status solved with the winning chain's solution, counters ``winner`` (its index), ``winner_seed``,
 ``chains``, ``nodes`` (over every chain, as far as each reported: live counts are read every
-:data:`~edgematch.solvers.native.chains.POLL_SECONDS` here, every second on a cluster) and ``chain{i}_nodes``;
+:data:`~edgematch.solvers.native.best.chains.POLL_SECONDS` here, every second on a cluster) and ``chain{i}_nodes``;
 the other counters (kernel, positions, restarts, ...) are the winner's (else chain 0's). Status timeout when
 none was found in time, unsat when a chain proved there is none.
 """
@@ -44,7 +44,7 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, EdgematchError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
-from edgematch.solvers.native import chains
+from edgematch.solvers.native.best import chains
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, adopt, context, kill_group, start
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports

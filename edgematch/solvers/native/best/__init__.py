@@ -3,7 +3,7 @@
 1. :func:`admissible_board`: a board that keeps every rule but the seams (each tile once, hints kept, the
    frame outward only) is a perfect matching between cells and tiles (each tile in a turn that fits the
    cell's class), found by augmenting paths; none means no admissible board exists (UNSAT).
-2. The compiled loop (:mod:`edgematch.solvers.native.best_kernel`) then fills the board row by row with a
+2. The compiled loop (:mod:`edgematch.solvers.native.best.kernel`) then fills the board row by row with a
    schedule of how many broken seams the board may have after each position (options ``start``: the share
    of positions that must fit exactly, default 0.6; ``breaks``: the breaks allowed by the last position,
    default a sixth of the positions) under the target of one break fewer than the best board so far. Boards
@@ -355,13 +355,13 @@ class _Run:
 
     def raise_bar(self, best_score: int) -> None:
         """Look only for boards (complete, or partial ones to complete) that beat ``best_score``."""
-        from edgematch.solvers.native import best_kernel as K
+        from edgematch.solvers.native.best import kernel as K
 
         self.state[K.TARGET] = int(self.tables.fits_upto[-1]) - best_score - 1
         self.state[K.BEST] = best_score
 
     def step(self, budget: int) -> int:
-        from edgematch.solvers.native import best_kernel as K
+        from edgematch.solvers.native.best import kernel as K
 
         t = self.tables
         return int(K.best_search(
@@ -439,7 +439,7 @@ def ensure_compiled() -> float:
 
 def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best``: see the module docstring."""
-    from edgematch.solvers.native import best_kernel as K
+    from edgematch.solvers.native.best import kernel as K
 
     t0 = time.perf_counter()
     start_share = fraction(options.get("start", START), "start")

@@ -1,11 +1,11 @@
 """The anytime driver of native ``best`` on boards above 25 free cells (issue 23): beams, then repair.
 
-:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.beam`) for ``beam_share`` (0.7) of
+:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.best.beam`) for ``beam_share`` (0.7) of
 the time limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board
 for the rest (``repair=off``: beams until the time limit). The repair draws, by what each found per second so
 far, between *tail beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a
 wide beam with the rest of the board pinned; the beam fills the board top down, so its breaks gather in the
-last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.repair`. Every
+last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every
 better board is re-scored by the checker and streamed through ``task.on_improve`` at once; a better board of
 another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. Counters say which stage
 found each improvement (``improved_by_beam``, ``improved_by_repair``), the score the beams left
@@ -26,7 +26,8 @@ from edgematch.core.checker import check
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
-from edgematch.solvers.native.beam import (
+from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
+from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
     BeamTables,
@@ -37,9 +38,8 @@ from edgematch.solvers.native.beam import (
     beam_seed,
     board_of,
 )
-from edgematch.solvers.native.beam import ensure_compiled as ensure_beam_compiled
-from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
-from edgematch.solvers.native.repair import ensure_compiled as ensure_repair_compiled
+from edgematch.solvers.native.best.beam import ensure_compiled as ensure_beam_compiled
+from edgematch.solvers.native.best.repair import ensure_compiled as ensure_repair_compiled
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
@@ -49,7 +49,7 @@ KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
 
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best`` with ``search=beam``: beams (see the module docstring), then repair from
-    the best board (:mod:`~edgematch.solvers.native.repair`) for the rest of the time."""
+    the best board (:mod:`~edgematch.solvers.native.best.repair`) for the rest of the time."""
     t0 = time.perf_counter()
     width, fanout, order, seed = beam_options(options)
     repairing = on_off(options.get("repair", True))
@@ -190,11 +190,11 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
             pause: Callable[[], None]) -> None:
     """Repair from the best board until ``deadline`` (or until stopped), every better board offered to
     ``run``: tail beams (the rows from about the first break down, filled again by a beam with the rest
-    fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.repair`), each drawn by what it found per
+    fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.best.repair`), each drawn by what it found per
     second so far; a board of another chain (``task.incumbent``) that beats ours is taken up at once."""
     import random
 
-    from edgematch.solvers.native.repair import Repairer, repair_tables
+    from edgematch.solvers.native.best.repair import Repairer, repair_tables
 
     rng = random.Random(seed)
     rep = Repairer(puzzle, repair_tables(puzzle), run.best_board, seed)
@@ -272,7 +272,7 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
 def memory_cap() -> int:
     """Bytes one beam may take: the beam module's bound, read when asked (the chains of one machine share it
     by dividing it after this module is loaded)."""
-    from edgematch.solvers.native import beam as beam_search
+    from edgematch.solvers.native.best import beam as beam_search
 
     return beam_search.MEMORY_CAP
 

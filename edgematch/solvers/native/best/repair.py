@@ -1,6 +1,6 @@
 """Repair for native ``best`` (issue 23, part 2): large-neighbourhood search from the best board so far.
 
-Each move frees a few cells (an operator of :mod:`~edgematch.solvers.native.repair_kernel` chooses which:
+Each move frees a few cells (an operator of :mod:`~edgematch.solvers.native.best.repair_kernel` chooses which:
 windows around breaks or the worst of a few windows, re-placed by an exhaustive branch and bound; or cells
 of one checkerboard colour, next to breaks, in a random square or in the worst band, re-placed by an exact
 assignment) and puts their tiles back in the best way the repair finds; a move that makes the board worse
@@ -95,7 +95,7 @@ class Repairer:
 
     def __init__(self, puzzle: Puzzle, rt: RepairTables, board: Solution, seed: int,
                  t0: float = T0, t1: float = T1, cycle: int = CYCLE):
-        from edgematch.solvers.native import repair_kernel as K
+        from edgematch.solvers.native.best import repair_kernel as K
 
         self.puzzle, self.rt = puzzle, rt
         n = puzzle.size
@@ -118,7 +118,7 @@ class Repairer:
 
     def load(self, board: Solution) -> None:
         """Continue from ``board`` (current and best), at the start of a cycle."""
-        from edgematch.solvers.native import repair_kernel as K
+        from edgematch.solvers.native.best import repair_kernel as K
 
         rt = self.rt
         for c, placement in enumerate(board.cells):
@@ -143,19 +143,19 @@ class Repairer:
 
     @property
     def best_score(self) -> int:
-        from edgematch.solvers.native import repair_kernel as K
+        from edgematch.solvers.native.best import repair_kernel as K
 
         return int(self.state[K.S_BEST])
 
     @property
     def moves(self) -> int:
-        from edgematch.solvers.native import repair_kernel as K
+        from edgematch.solvers.native.best import repair_kernel as K
 
         return int(self.state[K.S_MOVES])
 
     def run(self, moves: int) -> bool:
         """Up to ``moves`` moves; True as soon as one makes a board better than the best so far."""
-        from edgematch.solvers.native import repair_kernel as K
+        from edgematch.solvers.native.best import repair_kernel as K
 
         rt = self.rt
         before = self.moves

@@ -160,7 +160,7 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
     signal.signal(signal.SIGINT, signal.default_int_handler)
     own_group()
     if task.cluster is None and task.workers > 1:  # the chains of one machine share its memory bound
-        from edgematch.solvers.native import beam
+        from edgematch.solvers.native.best import beam
 
         beam.MEMORY_CAP //= task.workers
 
@@ -240,7 +240,8 @@ class _Gathered:
 
 def warm_up() -> None:
     """Load the searches' compiled code before the fork, so no chain spends its time loading it."""
-    from edgematch.solvers.native import beam, best, repair
+    from edgematch.solvers.native import best
+    from edgematch.solvers.native.best import beam, repair
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()

@@ -12,7 +12,7 @@ candidates showing the frame exactly on the cell's outer sides, in allowed turns
 every break is an inner seam.
 
 Each call of :func:`beam` is one beam: its best complete board, scored by its breaks. The anytime runs
-(successive beams of doubling width, then repair) are :mod:`~edgematch.solvers.native.stages`. The time
+(successive beams of doubling width, then repair) are :mod:`~edgematch.solvers.native.best.stages`. The time
 limit is checked between chunks of states of about 50 ms, where a ``pause`` callback (the first-solution
 search's share of the time) may also run.
 
@@ -116,7 +116,7 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
     """One beam: the candidates (per position) of its best complete board and that board's breaks, or None
     when every state ran out of legal tiles. Raises :class:`_Stop` at ``deadline``; calls ``pause`` between
     chunks (the first-solution share)."""
-    from edgematch.solvers.native import beam_kernel as K
+    from edgematch.solvers.native.best import beam_kernel as K
 
     t = bt.t
     P = t.positions
