@@ -180,8 +180,9 @@ def drive(
             if code == kernels.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
                 budget = int(min(max(rate * SLICE_SECONDS, 10_000), 100_000_000))
-                if time_limit is not None:
-                    budget = int(max(10_000, min(budget, rate * (time_limit - elapsed) + 1)))
+                if time_limit is not None:  # half the time left at the last rate: a slower slice (the memo's
+                    # rate varies) still ends near the limit, where workers must report what they searched
+                    budget = int(max(10_000, min(budget, rate * (time_limit - elapsed) / 2 + 1)))
             if node_limit is not None:
                 budget = max(1, min(budget, node_limit - search.nodes))
     except KeyboardInterrupt:
