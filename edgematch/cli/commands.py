@@ -283,16 +283,16 @@ def info_cmd(
         for path, puzzle in puzzles:
             f = facts(puzzle)
             expected = f.expected_solutions if math.isfinite(f.expected_solutions) else None
-            guess = _count_estimate(puzzle)
+            guess = _count_estimate(puzzle, len(puzzles))
             rows.append(dict(asdict(f), file=str(path), expected_solutions=expected,
                              count_estimate=guess.as_dict() if guess is not None else None))
         sys.stdout.write(json.dumps(rows if len(rows) > 1 else rows[0], indent=2) + "\n")
         return
     for path, puzzle in puzzles:
-        out.print(_info_table(path, puzzle))
+        out.print(_info_table(path, puzzle, len(puzzles)))
 
 
-def _info_table(path: Path, puzzle: Puzzle) -> Table:
+def _info_table(path: Path, puzzle: Puzzle, files: int = 1) -> Table:
     f = facts(puzzle)
     table = Table(title=Text(f"{path}" + (f" — {f.name}" if f.name else "")), show_header=False,
                   title_justify="left")
@@ -324,7 +324,7 @@ def _info_table(path: Path, puzzle: Puzzle) -> Table:
         row("self-symmetric", "none")
     row("arrangements", format_count(f.log10_arrangements))
     row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
-    guess = _count_estimate(puzzle)
+    guess = _count_estimate(puzzle, files)
     if guess is not None:
         row("count estimate", f"about {guess.raw:.2g} raw, {guess.distinct:.2g} distinct (this puzzle: "
                               f"{guess.probes:,} random probes; a count's tree of about {guess.nodes:.2g} nodes, "
@@ -332,17 +332,17 @@ def _info_table(path: Path, puzzle: Puzzle) -> Table:
     return table
 
 
-INFO_ESTIMATE_SECONDS = 0.3
+INFO_ESTIMATE_SECONDS = 1.0  # for all the files of one info call together (at least 0.05 s each)
 
 
-def _count_estimate(puzzle: Puzzle) -> Any:
-    """Knuth's estimate of this puzzle's count (``edgematch.estimate``) in a fraction of a second, or None
+def _count_estimate(puzzle: Puzzle, files: int = 1) -> Any:
+    """Knuth's estimate of this puzzle's count (``edgematch.estimate``) in a share of a second, or None
     when it cannot run here (no C kernel): the random puzzle formula knows nothing of identical tiles."""
     from edgematch.errors import EdgematchError
     from edgematch.solvers import estimate
 
     try:
-        return estimate(puzzle, INFO_ESTIMATE_SECONDS)
+        return estimate(puzzle, max(0.05, min(0.3, INFO_ESTIMATE_SECONDS / files)))
     except EdgematchError:
         return None
 
