@@ -108,8 +108,8 @@ class NativeBackend(Backend):
                "search", "width", "fanout", "repair", "beam_share")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
-                "memo": f"auto (count in one process: a table of {MEMO_MIB} MiB; off where distinct boards need "
-                        "the canonical test)",
+                "memo": f"auto (a count: a table of {MEMO_MIB} MiB per process or worker; off where distinct "
+                        "boards need the canonical test)",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
                 "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
