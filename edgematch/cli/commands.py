@@ -325,7 +325,10 @@ def _info_table(path: Path, puzzle: Puzzle, files: int = 1) -> Table:
     row("arrangements", format_count(f.log10_arrangements))
     row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
     guess = _count_estimate(puzzle, files)
-    if guess is not None:
+    if guess is not None and guess.probes == 0:  # a small tree: counted
+        row("count", f"{guess.raw:,.0f} raw, {guess.distinct:,.0f} distinct (this puzzle, counted: a tree of "
+                     f"{guess.nodes:,.0f} nodes)")
+    elif guess is not None:
         row("count estimate", f"about {guess.raw:.2g} raw, {guess.distinct:.2g} distinct (this puzzle: "
                               f"{guess.probes:,} random probes; a count's tree of about {guess.nodes:.2g} nodes, "
                               f"about {guess.seconds:.2g} s on one core; count --estimate says more)")

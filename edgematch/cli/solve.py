@@ -171,8 +171,10 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, as_json: bool) 
     def about(x: float) -> str:
         return f"{x:,.0f}" if x < 1e6 else f"{x:.2g}"
 
-    table.add_row("estimate", f"{file} (not counted): {e.probes:,} random probes of the native count's tree "
-                              f"({e.order} order) in {e.elapsed:.2f} s")
+    how = f"{e.probes:,} random probes of the native count's tree" if e.probes else \
+        "so small a tree that it was counted: these are exact"
+    table.add_row("estimate", f"{file} ({'not counted' if e.probes else 'counted'}): {how} ({e.order} order) "
+                              f"in {e.elapsed:.2f} s")
     table.add_row("solutions", f"about {about(e.raw)} raw (batches: {about(e.raw_low)} to {about(e.raw_high)})")
     table.add_row("distinct", f"about {about(e.distinct)} (up to turning the board)")
     table.add_row("search", f"about {about(e.nodes)} nodes (batches: {about(e.nodes_low)} to {about(e.nodes_high)})")

@@ -27,6 +27,7 @@ SUBTREE = 2_000  # nodes a probe's exact subtree holds on average
 BATCHES = 10  # independent batches, for the spread
 PILOT = 2_000  # plain probes that measure the levels first
 TRIAL = 20  # probes that try the exact depth before the batches
+SMALL_TREE = 100_000  # nodes (by the pilot) below which the estimate counts the whole tree instead
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ def exact_depth(levels: tuple[float, ...], subtree: float = SUBTREE) -> int:
 @dataclass(frozen=True)
 class CountEstimate:
     """What a count of a puzzle would find and cost, from :func:`estimate_count`. ``low``/``high`` are the
-    smallest and largest of the batches' means: the spread to expect, not a confidence bound."""
+    smallest and largest of the batches' means: the spread to expect, not a confidence bound. ``probes`` 0:
+    the tree was so small that it was counted, and every figure is exact."""
 
     nodes: float
     nodes_low: float
@@ -147,6 +149,16 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
     if P == 0:
         return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0)
     pilot = knuth(tables, PILOT, seed)
+    if pilot.nodes <= SMALL_TREE:  # so small a tree is counted, exactly (probes=0 says so)
+        from edgematch.solvers.native.search import Search, drive
+
+        whole = drive(Search(tables, distinct=True), max(0.05, seconds))
+        if whole.finished:
+            raw = float(whole.solutions * per_board)
+            distinct = float(whole.canonical if tables.turn_src.shape[0] else whole.solutions)
+            rate = whole.nodes / whole.seconds if whole.seconds > 0 else 0.0
+            return CountEstimate(whole.nodes, whole.nodes, whole.nodes, raw, raw, raw, distinct, rate,
+                                 whole.seconds, 0, 0, P, tables.order_name, time.perf_counter() - start)
     exact_from = exact_depth(pilot.levels)
     while exact_from < P:  # a trial: the pilot may have missed deep levels, and an exact part is never cut
         t0 = time.perf_counter()
