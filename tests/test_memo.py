@@ -141,3 +141,61 @@ def test_memo_is_an_option_of_count_only():
     puzzle, _ = generate(GeneratorSpec(3, 3, colours=3, seed=1))
     with pytest.raises(EdgematchError, match="memo is an option of count"):
         edgematch.solve(puzzle, backend="native", memo="64")
+
+
+def _framed_boards():
+    """Framed boards filled ring first (the order the join needs), in the shapes it meets: square and oblong,
+    both rules, turning or not, few and many colours, a true and a wrong hint inside."""
+    out = []
+    for seed in range(1, 9):
+        out.append((f"clue5-s{seed}", generate(GeneratorSpec(5, 5, like="clue", seed=seed))[0]))
+        out.append((f"clue6x5-s{seed}", generate(GeneratorSpec(6, 5, like="clue", seed=seed))[0]))
+        out.append((f"framed5-s{seed}", generate(GeneratorSpec(5, 5, framed=True, border_colours=2, inner_colours=3,
+                                                               seed=seed))[0]))
+    for seed in range(1, 4):
+        out.append((f"signed5x4-s{seed}", generate(GeneratorSpec(5, 4, framed=True, border_colours=2,
+                                                                 inner_colours=3, rule="signed", seed=seed))[0]))
+        out.append((f"fixed5-s{seed}", generate(GeneratorSpec(5, 5, framed=True, border_colours=2, inner_colours=2,
+                                                              rotations=False, seed=seed))[0]))
+    puzzle, planted = generate(GeneratorSpec(5, 6, like="clue", seed=11))
+    out.append(("clue5x6-hint", replace(puzzle, hints=(Hint(11, *planted.cells[11]),))))
+    tile, turn = planted.cells[17]
+    out.append(("clue5x6-wrong-hint", replace(puzzle, hints=(Hint(17, tile, (turn + 1) % 4),))))
+    return out
+
+
+def test_the_join_counts_every_ring_first_board_as_plain_enumeration_does():
+    """Ring first, the memoised count meets in the middle of the inside (bottom half enumerated once per ring,
+    then joined with each top half at their seams): raw and distinct counts equal the plain loop's on 32
+    boards, and the join ran (or was rightly not planned) on each."""
+    joined = 0
+    for name, puzzle in _framed_boards():
+        plain = edgematch.count(puzzle, distinct=True, backend="native", order="frame", memo="off", time_limit=60)
+        memo = edgematch.count(puzzle, distinct=True, backend="native", order="frame", time_limit=60)
+        assert (memo.count, memo.distinct) == (plain.count, plain.distinct), name
+        raw = edgematch.count(puzzle, backend="native", order="frame", time_limit=60)
+        assert raw.count == plain.count, name
+        joined += raw.counters.get("memo_joins", 0) > 0
+    assert joined >= 25
+
+
+def test_a_join_that_overflows_its_map_falls_back_to_searching_and_counts_right(monkeypatch):
+    from edgematch.solvers.native.count import memo
+
+    monkeypatch.setattr(memo, "JOIN_SLOTS", 4)  # three bottom fillings at most: nearly every join gives up
+    puzzle = edgematch.read_puzzle(DATA / "e2-clue3.json")
+    result = edgematch.count(puzzle, distinct=True, backend="native", time_limit=120)
+    assert (result.count, result.distinct) == (2_195_647_488, 476_486)
+    assert result.counters["memo_joins_aborted"] > 0
+
+
+def test_the_join_plan_needs_a_ring_first_order_and_two_inside_rows():
+    from edgematch.solvers.native.count.memo import join_plan
+    from edgematch.solvers.native.tables import build_tables
+
+    clue = edgematch.read_puzzle(DATA / "e2-clue3.json")
+    plan = join_plan(clue, build_tables(clue, "frame", symmetry=True))
+    assert (plan.at, plan.split) == (20, 28) and len(plan.lab_top) == len(plan.lab_bottom) == 4
+    assert join_plan(clue, build_tables(clue, "row", symmetry=True)) is None
+    thin = generate(GeneratorSpec(5, 3, like="clue", seed=1))[0]
+    assert join_plan(thin, build_tables(thin, "frame", symmetry=True)) is None

@@ -34,7 +34,7 @@ enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
 enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
 /* Bumped when the signature of em_search changes; kernels.py refuses a library built from another. */
-EM_EXPORT int64_t em_abi_version(void) { return 3; }
+EM_EXPORT int64_t em_abi_version(void) { return 4; }
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
@@ -517,7 +517,7 @@ EM_EXPORT void em_probe(
  * Depths with memo_at[d] == 0 are searched plainly (the driver turns off depths whose hits save little:
  * d_lookups, d_saved). Counters: NODES, SOLUTIONS, then M_LOOKUPS, M_HITS, M_STORES, M_EVICTED.
  * Returns OVERFLOW when the board count would pass 2^63 - 1. */
-enum { M_LOOKUPS = 3, M_HITS = 4, M_STORES = 5, M_EVICTED = 6 };
+enum { M_LOOKUPS = 3, M_HITS = 4, M_STORES = 5, M_EVICTED = 6, M_JOINS = 7, M_JOINS_ABORTED = 8 };
 #define MEMO_MAX_WORDS 64
 
 typedef struct {
@@ -580,6 +580,145 @@ static inline void memo_store(const memo_t *m, uint64_t h, const uint64_t *key, 
     counters[M_STORES] += 1;
 }
 
+/* The join (meet in the middle) the memoised count runs at depth `join_at`: the boards below a state there
+ * are the pairs of a top filling t of positions [join_at, split) (the main tables) and a bottom filling b of
+ * the positions after `split` that agree on the seams between them and use the free tiles exactly once.
+ * The bottom fillings are enumerated first, in tables of their own that fill the bottom region right after
+ * the state's cells (so a bottom cell sees only the state's cells and other bottom cells), into a map keyed by
+ * (the labels the bottom shows towards the top, the types it used); then every top filling adds the count of
+ * the key (the labels the top shows towards the bottom, the types it left). Labels are norm labels, equal
+ * exactly when a seam fits. Exact keys as the memo's; a map past 3/4 full, or more than `cap` nodes, aborts
+ * the join (returns 0) and the loop searches below the state plainly instead. */
+typedef struct {
+    const uint32_t *order, *key_a, *key_b, *base, *extra_n, *extra_src, *extra_side; int64_t extra_cols;
+    const uint32_t *tab_start, *tab_end, *cand_type, *cand_edge; uint64_t width;
+} tabs_t;
+
+typedef struct {
+    uint64_t *slot; int64_t n_slots, rec; int64_t *used; int64_t n_used;
+} jmap_t; /* slot s: slot[s * rec]: count (0: empty), then the key's words */
+
+typedef struct {
+    const uint32_t *lab; int64_t n_lab, label_bits, lab_words;
+    int64_t n_types; const uint32_t *type_word, *type_shift; int64_t type_words;
+} jkey_t;
+
+/* The key of a leaf: labels at lab[], then per type `type_left` (mode 1: what the top left) or
+ * `left0 - type_left` (mode 0: what the bottom used). Returns its hash. */
+static inline uint64_t join_key(const jkey_t *k, const uint32_t *placed, const int32_t *type_left,
+                                const int32_t *left0, int mode, uint64_t *out) {
+    const int64_t w = k->lab_words + k->type_words;
+    for (int64_t j = 0; j < w; j++) out[j] = 0;
+    int64_t word = 0, shift = 0;
+    for (int64_t j = 0; j < k->n_lab; j++) {
+        if (shift + k->label_bits > 64) { word++; shift = 0; }
+        out[word] |= (uint64_t)placed[k->lab[j]] << shift;
+        shift += k->label_bits;
+    }
+    for (int64_t t = 0; t < k->n_types; t++) {
+        const int64_t v = mode ? type_left[t] : left0[t] - type_left[t];
+        out[k->lab_words + k->type_word[t]] += (uint64_t)v << k->type_shift[t];
+    }
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int64_t j = 0; j < w; j++) h = memo_mix(h ^ out[j]);
+    return h;
+}
+
+/* The slot holding `key`, or the empty slot where it would go. */
+static inline int64_t join_slot(const jmap_t *m, uint64_t h, const uint64_t *key) {
+    int64_t s = (int64_t)(h & (uint64_t)(m->n_slots - 1));
+    for (;;) {
+        const uint64_t *r = m->slot + s * m->rec;
+        if (r[0] == 0) return s;
+        int64_t j = 1;
+        while (j < m->rec && r[j] == key[j - 1]) j++;
+        if (j == m->rec) return s;
+        s = (s + 1) & (m->n_slots - 1);
+    }
+}
+
+/* Every filling of positions [lo, hi) of `t` under what is placed: mode 0 counts each into the map, mode 1
+ * adds the map's count of each to *total. Returns 0 when the map is too full or `cap` nodes are spent
+ * (type_left is restored either way; placed holds leftovers no later read sees). */
+static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left, uint32_t *placed,
+                     const int32_t *left0, uint32_t *picks, uint32_t *ptr, uint32_t *end, int mode,
+                     const jkey_t *k, jmap_t *m, uint64_t *key, int64_t *nodes, int64_t cap, int64_t *total) {
+    if (lo >= hi) return 1;
+    int64_t d = lo, ok = 1;
+    bucket(d, t->base, t->key_a, t->key_b, placed, t->width, t->tab_start, t->tab_end, ptr, end);
+    for (;;) {
+        int64_t i = ptr[d];
+        const int64_t e = end[d];
+        const int64_t n_extra = t->extra_n[d];
+        const uint32_t *ex_side = t->extra_side + d * t->extra_cols;
+        const uint32_t *ex_src = t->extra_src + d * t->extra_cols;
+        while (i < e) {
+            if (type_left[t->cand_type[i]] > 0) {
+                int64_t x = 0;
+                const uint32_t *edge = t->cand_edge + i * 4;
+                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
+                if (x == n_extra) break;
+            }
+            i++;
+        }
+        if (i >= e) {
+            if (d == lo) break;
+            d--;
+            type_left[t->cand_type[picks[d]]] += 1;
+            continue;
+        }
+        ptr[d] = (uint32_t)(i + 1);
+        *nodes += 1;
+        picks[d] = (uint32_t)i;
+        type_left[t->cand_type[i]] -= 1;
+        const int64_t cell = (int64_t)t->order[d] * 4;
+        const uint32_t *edge = t->cand_edge + i * 4;
+        for (int s = 0; s < 4; s++) placed[cell + s] = edge[s];
+        if (d == hi - 1) { /* a whole filling: its key */
+            const uint64_t h = join_key(k, placed, type_left, left0, mode, key);
+            const int64_t s = join_slot(m, h, key);
+            uint64_t *r = m->slot + s * m->rec;
+            if (mode == 0) {
+                if (r[0] == 0) {
+                    if (4 * (m->n_used + 1) > 3 * m->n_slots) ok = 0;
+                    else {
+                        for (int64_t j = 1; j < m->rec; j++) r[j] = key[j - 1];
+                        m->used[m->n_used++] = s;
+                    }
+                }
+                if (ok) r[0] += 1;
+            } else if (r[0] != 0) {
+                if (__builtin_add_overflow(*total, (int64_t)r[0], total)) ok = 0;
+            }
+            type_left[t->cand_type[i]] += 1;
+            if (!ok) break;
+        } else {
+            d++;
+            bucket(d, t->base, t->key_a, t->key_b, placed, t->width, t->tab_start, t->tab_end, ptr, end);
+        }
+        if (*nodes >= cap) { ok = 0; break; }
+    }
+    if (!ok)
+        for (int64_t q = lo; q < d; q++) type_left[t->cand_type[picks[q]]] += 1;
+    return (int)ok;
+}
+
+/* The boards below the state at depth `at` by the join, into *total; 0 when it aborted. */
+static int join_count(const tabs_t *top, const tabs_t *bot, int64_t at, int64_t split, int64_t bottom_end,
+                      int32_t *type_left, uint32_t *placed, int32_t *left0, int64_t n_types, uint32_t *picks,
+                      uint32_t *ptr, uint32_t *end, const jkey_t *kb, const jkey_t *kt, jmap_t *m, uint64_t *key,
+                      int64_t *nodes, int64_t cap, int64_t *total) {
+    for (int64_t t = 0; t < n_types; t++) left0[t] = type_left[t];
+    m->n_used = 0;
+    int ok = join_enum(bot, at, bottom_end, type_left, placed, left0, picks, ptr, end, 0, kb, m, key, nodes,
+                       cap, total);
+    if (ok) ok = join_enum(top, at, split, type_left, placed, left0, picks, ptr, end, 1, kt, m, key, nodes,
+                           cap, total);
+    for (int64_t j = 0; j < m->n_used; j++) m->slot[m->used[j] * m->rec] = 0;
+    m->n_used = 0;
+    return ok;
+}
+
 EM_EXPORT int64_t em_memo(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
@@ -594,7 +733,15 @@ EM_EXPORT int64_t em_memo(
     const uint32_t *front_start, const uint32_t *front_idx, int64_t label_bits, int64_t front_words,
     const uint8_t *memo_at, uint64_t *m_slot, int64_t n_slots,
     int64_t *d_sol, int64_t *d_nodes, uint64_t *d_hash, uint8_t *d_pending, int64_t *d_lookups,
-    int64_t *d_saved, int64_t *EM_RESTRICT counters)
+    int64_t *d_saved,
+    int64_t join_at, int64_t split, int64_t bottom_end,
+    const uint32_t *b_order, const uint32_t *b_key_a, const uint32_t *b_key_b, const uint32_t *b_base,
+    const uint32_t *b_extra_n, const uint32_t *b_extra_src, const uint32_t *b_extra_side,
+    const uint32_t *b_tab_start, const uint32_t *b_tab_end, const uint32_t *b_cand_type, const uint32_t *b_cand_edge,
+    const uint32_t *lab_top, const uint32_t *lab_bottom, int64_t n_lab, int64_t lab_words,
+    uint64_t *j_slot, int64_t j_slots, int64_t *j_used, int32_t *j_left0, uint32_t *j_picks, uint32_t *j_ptr,
+    uint32_t *j_end, int64_t j_cap,
+    int64_t *EM_RESTRICT counters)
 {
     const uint64_t width = width32;
     const memo_t m = {front_start, front_idx, label_bits, front_words, 1 + front_words + type_words,
@@ -602,6 +749,14 @@ EM_EXPORT int64_t em_memo(
     if (P <= 0) return FINISHED;
     if (m.key_w > MEMO_MAX_WORDS) return OVERFLOW; /* memo.py never asks */
     uint64_t types[MEMO_MAX_WORDS], key[MEMO_MAX_WORDS];
+    const tabs_t top = {order, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols,
+                        tab_start, tab_end, cand_type, cand_edge, width};
+    const tabs_t bot = {b_order, b_key_a, b_key_b, b_base, b_extra_n, b_extra_src, b_extra_side, extra_cols,
+                        b_tab_start, b_tab_end, b_cand_type, b_cand_edge, width};
+    const jkey_t kt = {lab_top, n_lab, label_bits, lab_words, n_types, type_word, type_shift, type_words};
+    const jkey_t kb = {lab_bottom, n_lab, label_bits, lab_words, n_types, type_word, type_shift, type_words};
+    jmap_t jm = {j_slot, j_slots, 1 + lab_words + type_words, j_used, 0};
+    if (join_at >= 0 && 1 + lab_words + type_words > MEMO_MAX_WORDS) return OVERFLOW; /* memo.py never asks */
     for (int64_t w = 0; w < type_words; w++) types[w] = 0;
     for (int64_t t = 0; t < n_types; t++) types[type_word[t]] += (uint64_t)type_left[t] << type_shift[t];
     if (state[STARTED] == 0) {
@@ -691,6 +846,17 @@ EM_EXPORT int64_t em_memo(
                 d_hash[d] = h;
                 d_sol[d] = boards;
                 d_nodes[d] = nodes;
+            }
+        }
+        if (d == join_at && ptr[d] < end[d]) { /* not a memo hit: the boards below by the join, if it fits */
+            int64_t below = 0;
+            if (join_count(&top, &bot, d, split, bottom_end, type_left, placed, j_left0, n_types, j_picks, j_ptr,
+                           j_end, &kb, &kt, &jm, key, &nodes, nodes + j_cap, &below)) {
+                counters[M_JOINS] += 1;
+                if (__builtin_add_overflow(boards, below, &boards)) { code = OVERFLOW; break; }
+                ptr[d] = end[d];
+            } else {
+                counters[M_JOINS_ABORTED] += 1;
             }
         }
         if (nodes >= stop_at) {

@@ -48,7 +48,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 3  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 4  # em_abi_version() of the ckernel.c this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -153,7 +153,12 @@ def c_library() -> Any:
         N, A, A, N,  # n_types, type_word, type_shift, type_words
         A, A, N, N, A,  # front_start, front_idx, label_bits, front_words, memo_at
         A, N,  # slot, n_slots
-        A, A, A, A, A, A, A,  # d_sol, d_nodes, d_hash, d_pending, d_lookups, d_saved, counters
+        A, A, A, A, A, A,  # d_sol, d_nodes, d_hash, d_pending, d_lookups, d_saved
+        N, N, N,  # join_at, split, bottom_end
+        A, A, A, A, A, A, A, A, A, A, A,  # the bottom's order, keys, base, extras, buckets and candidates
+        A, A, N, N,  # lab_top, lab_bottom, n_lab, lab_words
+        A, N, A, A, A, A, A, N,  # j_slot, j_slots, j_used, j_left0, j_picks, j_ptr, j_end, j_cap
+        A,  # counters
     ]
     _c_library = lib
     return lib

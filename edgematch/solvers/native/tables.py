@@ -233,11 +233,13 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
     return keys
 
 
-def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False) -> Tables:
+def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False,
+                 cells: list[int] | None = None) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
     fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc).
     ``masks`` adds every cell's keys for any set of placed neighbours (:class:`MaskKeys`: the search with
-    propagation picks its cells as it goes)."""
+    propagation picks its cells as it goes). ``cells`` gives the fill order itself (every cell once; named
+    ``order`` in the tables), e.g. the memoised count's join fills a region bottom-up."""
     n = puzzle.size
     order = auto_order(puzzle) if order == "auto" else order
     types = tile_types(puzzle)
@@ -255,7 +257,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     vis_ids = _ids({x for e in all_edges for x in e})
     free = len(norm_ids)
 
-    cells = fill_order(puzzle, order)
+    cells = fill_order(puzzle, order) if cells is None else list(cells)
     cells = [c for c in cells if c not in hinted]
     unconstrained = n * 4
     at = position_keys(puzzle, cells, hinted, INDEX)

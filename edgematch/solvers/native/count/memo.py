@@ -26,12 +26,15 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.kernels import TABLE_DTYPES
 from edgematch.solvers.native.search import Search
-from edgematch.solvers.native.tables import Tables
+from edgematch.solvers.native.tables import Tables, build_tables
 
 DEFAULT_MIB = 64  # the table's default memory; option memo=MiB
 LOOKUPS, HITS, STORES, EVICTED = 3, 4, 5, 6  # counters after NODES, SOLUTIONS, CANONICAL
 MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
 TRIAL, WORTH = 20_000, 10  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
+JOINS, JOINS_ABORTED = 7, 8  # counters: joins done, joins given up (the state searched plainly instead)
+JOIN_SLOTS = 1 << 18  # the join's map: fillings of the bottom region of one state, at most 3/4 of it
+JOIN_CAP = 50_000_000  # nodes one join may spend before the state is searched plainly
 
 
 @dataclass(frozen=True)
@@ -88,11 +91,60 @@ def memo_mib(value: object) -> float | None:
     return mib
 
 
-class MemoTable:
-    """The states' board counts for one puzzle's tables: ``mib`` MiB at most, in buckets of 4 slots, and the
-    depths worth looking up (all but the root and the last at first; :meth:`tune` turns off the others)."""
+@dataclass(frozen=True)
+class Join:
+    """Where the memoised count meets in the middle (see ``join_count`` in ckernel.c): at depth ``at`` (every
+    ring cell of a framed board placed, in the frame order), the inside's positions ``[at, split)`` (top) and
+    ``[split, P)`` (bottom), ``bottom`` the tables that fill the bottom right after the ring, bottom row
+    first, and the seams between top and bottom as ``placed`` indices on each side, in one order."""
 
-    def __init__(self, puzzle: Puzzle, tables: Tables, mib: float = DEFAULT_MIB):
+    at: int
+    split: int
+    bottom: Tables
+    lab_top: np.ndarray
+    lab_bottom: np.ndarray
+
+
+def join_plan(puzzle: Puzzle, tables: Tables) -> Join | None:
+    """The join for ``tables`` when they fill a framed board's ring first and then its inside row by row (the
+    frame order) and the inside has two rows or more; else None. Under a ring the inside's count depends on the
+    labels the ring shows it only, and its two halves meet at one row of seams: enumerating each half once per
+    ring and joining them costs far fewer nodes than searching the bottom below every top."""
+    if puzzle.frame is None or tables.order_name != "frame" or puzzle.width < 4 or puzzle.height < 4:
+        return None
+    order = [int(c) for c in tables.order]
+    ring = sum(1 for c in order if puzzle.border_sides(c))
+    if any(puzzle.border_sides(c) for c in order[ring:]):
+        return None
+    inside = len(order) - ring
+    row = puzzle.width - 2
+    split = ring + max(1, inside // 2 // row) * row if inside >= 2 * row else ring + inside // 2
+    if not ring < split < len(order):
+        return None
+    top, bottom_cells = order[ring:split], order[split:]
+    bottom = build_tables(puzzle, "frame", symmetry=tables.anchor is not None,
+                          cells=order[:ring] + bottom_cells[::-1] + top)
+    in_bottom = set(bottom_cells)
+    lab_top, lab_bottom = [], []
+    for cell in top:
+        for s in SIDES:
+            y = puzzle.neighbour(cell, s)
+            if y is not None and y in in_bottom:
+                lab_top.append(cell * 4 + s)
+                lab_bottom.append(y * 4 + (s + 2) % 4)
+    same = all(np.array_equal(getattr(bottom, k), getattr(tables, k)) for k in ("type_count", "placed0")) and \
+        bottom.free_label == tables.free_label and bottom.anchor == tables.anchor
+    if not same or not lab_top:
+        return None
+    return Join(ring, split, bottom, np.array(lab_top, np.uint32), np.array(lab_bottom, np.uint32))
+
+
+class MemoTable:
+    """The states' board counts for one puzzle's tables: ``mib`` MiB at most, in buckets of 4 slots, the
+    depths worth looking up (all but the root and the last at first; :meth:`tune` turns off the others), and
+    with ``join`` the meeting in the middle where the tables allow one (:func:`join_plan`; its map is apart)."""
+
+    def __init__(self, puzzle: Puzzle, tables: Tables, mib: float = DEFAULT_MIB, join: bool = True):
         self.tables = tables
         self.front = front(puzzle, tables)
         counts = np.asarray(tables.type_count, np.int64)
@@ -122,6 +174,15 @@ class MemoTable:
         self.memo_at[1:max(1, P - 1)] = 1  # every depth but the root and the last
         self.lookups = np.zeros(P + 1, np.int64)
         self.saved = np.zeros(P + 1, np.int64)
+        self.join = join_plan(puzzle, tables) if join else None
+        n_lab = 0 if self.join is None else len(self.join.lab_top)
+        self.lab_words = max(1, -(-n_lab // (64 // self.label_bits)))
+        if self.join is not None and 1 + self.lab_words + self.type_words > MAX_WORDS:
+            self.join = None
+        slots = JOIN_SLOTS if self.join is not None else 4
+        self.join_slot = np.zeros(slots * (1 + self.lab_words + self.type_words), np.uint64)
+        self.join_slots = slots
+        self.join_used = np.zeros(slots, np.int64)
 
     def tune(self) -> None:
         """Stop looking up depths where the hits so far saved under ``WORTH`` nodes per lookup (once a depth
@@ -142,7 +203,7 @@ class MemoSearch(Search):
             raise BackendError("native backend: the memoised count runs in the C kernel only "
                                f"({kernels.c_problem() or 'numba forced'})")
         super().__init__(tables, prefix, capacity=0, distinct=False, kernel="c")
-        self.counters = np.zeros(8, np.int64)
+        self.counters = np.zeros(9, np.int64)
         P = tables.positions
         self.table = table
         self.d_sol = np.zeros(P + 1, np.int64)
@@ -160,10 +221,24 @@ class MemoSearch(Search):
                 p(a["extra_side"]), a["extra_src"].shape[1], p(a["tab_start"]), p(a["tab_end"]), p(a["cand_type"]),
                 p(a["cand_edge"]), tables.free_label + 1, p(self.type_left), p(self.placed), p(self.picks),
                 p(self.ptr), p(self.end), p(self.state), self.start)
+        j = t.join
+        b = {key: np.ascontiguousarray(getattr(j.bottom if j else tables, key), dtype)
+             for key, dtype in TABLE_DTYPES.items()}
+        labs = (j.lab_top, j.lab_bottom) if j else (np.zeros(1, np.uint32), np.zeros(1, np.uint32))
+        self.j_left0 = np.zeros(max(1, len(tables.type_count)), np.int32)
+        self.j_picks = np.zeros(P + 1, np.uint32)
+        self.j_ptr = np.zeros(P + 1, np.uint32)
+        self.j_end = np.zeros(P + 1, np.uint32)
+        self._bottom, self._labs = b, labs
         tail = (len(tables.type_count), p(t.type_word), p(t.type_shift), t.type_words, p(f.start), p(f.idx),
                 t.label_bits, t.front_words, p(t.memo_at), p(t.slot), t.n_slots,
                 p(self.d_sol), p(self.d_nodes), p(self.d_hash), p(self.d_pending), p(t.lookups), p(t.saved),
-                p(self.counters))
+                j.at if j and j.at > self.start else -1, j.split if j else 0, j.at + P - j.split if j else 0,
+                p(b["order"]), p(b["key_a"]), p(b["key_b"]), p(b["base"]), p(b["extra_n"]), p(b["extra_src"]),
+                p(b["extra_side"]), p(b["tab_start"]), p(b["tab_end"]), p(b["cand_type"]), p(b["cand_edge"]),
+                p(labs[0]), p(labs[1]), len(labs[0]) if j else 0, t.lab_words,
+                p(t.join_slot), t.join_slots, p(t.join_used), p(self.j_left0), p(self.j_picks), p(self.j_ptr),
+                p(self.j_end), JOIN_CAP, p(self.counters))
         call = lib.em_memo
 
         def step(budget: int) -> int:
@@ -181,4 +256,5 @@ class MemoSearch(Search):
         c = self.counters
         return {"memo_lookups": int(c[LOOKUPS]), "memo_hits": int(c[HITS]), "memo_stores": int(c[STORES]),
                 "memo_evicted": int(c[EVICTED]), "memo_slots_used": int(c[STORES] - c[EVICTED]),
+                "memo_joins": int(c[JOINS]), "memo_joins_aborted": int(c[JOINS_ABORTED]),
                 "memo_slots": self.table.n_slots, "memo_bytes": self.table.bytes}
