@@ -10,6 +10,13 @@ Exactness: a slot keeps the state's whole key (the depth, the front's labels and
 so two states are merged only when equal, never on a hash collision. A full table keeps the entries whose
 subtrees cost the most nodes and drops the others, which only means searching those states again.
 
+Meeting in the middle (:func:`join_plan`): when the ring of a framed board is filled first (the frame order,
+auto's choice where the rim is tight, as on the clue puzzles), the inside's count depends only on the labels
+the ring shows it. At that depth the loop enumerates the bottom half of the inside once into a map (the labels
+it shows the top half, the types it used) and adds, for every top half, the map's count of its match: ~10x
+fewer nodes than searching the bottom below each top half on Eternity II clue puzzle 3. Keys are exact there
+too; a map past 3/4 full or a join past ``JOIN_CAP`` nodes gives up and that state is searched plainly.
+
 Raw counts are boards times the tables' multiplier, as for the plain loop. Distinct counts need each
 board's canonical test unless the turns are folded by an anchor tile (then every board is distinct); where
 the test is needed the memo cannot merge states and the plain loop runs (:func:`applies`).
