@@ -603,22 +603,20 @@ typedef struct {
     int64_t n_types; const uint32_t *type_word, *type_shift; int64_t type_words;
 } jkey_t;
 
-/* The key of a leaf: labels at lab[], then per type `type_left` (mode 1: what the top left) or
- * `left0 - type_left` (mode 0: what the bottom used). Returns its hash. */
-static inline uint64_t join_key(const jkey_t *k, const uint32_t *placed, const int32_t *type_left,
-                                const int32_t *left0, int mode, uint64_t *out) {
+/* The key of a leaf: labels at lab[], then the type words: `tw` (the free copies, packed as the memo's; mode
+ * 1: what the top left) or `left0w - tw` (mode 0: what the bottom used; no field borrows, as each holds a
+ * difference >= 0). Returns its hash. */
+static inline uint64_t join_key(const jkey_t *k, const uint32_t *placed, const uint64_t *tw, const uint64_t *left0w,
+                                int mode, uint64_t *out) {
     const int64_t w = k->lab_words + k->type_words;
-    for (int64_t j = 0; j < w; j++) out[j] = 0;
+    for (int64_t j = 0; j < k->lab_words; j++) out[j] = 0;
     int64_t word = 0, shift = 0;
     for (int64_t j = 0; j < k->n_lab; j++) {
         if (shift + k->label_bits > 64) { word++; shift = 0; }
         out[word] |= (uint64_t)placed[k->lab[j]] << shift;
         shift += k->label_bits;
     }
-    for (int64_t t = 0; t < k->n_types; t++) {
-        const int64_t v = mode ? type_left[t] : left0[t] - type_left[t];
-        out[k->lab_words + k->type_word[t]] += (uint64_t)v << k->type_shift[t];
-    }
+    for (int64_t j = 0; j < k->type_words; j++) out[k->lab_words + j] = mode ? tw[j] : left0w[j] - tw[j];
     uint64_t h = 0x9E3779B97F4A7C15ULL;
     for (int64_t j = 0; j < w; j++) h = memo_mix(h ^ out[j]);
     return h;
@@ -641,10 +639,12 @@ static inline int64_t join_slot(const jmap_t *m, uint64_t h, const uint64_t *key
  * adds the map's count of each to *total. Returns 0 when the map is too full or `cap` nodes are spent
  * (type_left is restored either way; placed holds leftovers no later read sees). */
 static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left, uint32_t *placed,
-                     const int32_t *left0, uint32_t *picks, uint32_t *ptr, uint32_t *end, int mode,
+                     const uint64_t *left0w, uint32_t *picks, uint32_t *ptr, uint32_t *end, int mode,
                      const jkey_t *k, jmap_t *m, uint64_t *key, int64_t *nodes, int64_t cap, int64_t *total) {
     if (lo >= hi) return 1;
     int64_t d = lo, ok = 1;
+    uint64_t tw[MEMO_MAX_WORDS]; /* type_left packed, kept as tiles are placed and lifted */
+    for (int64_t j = 0; j < k->type_words; j++) tw[j] = left0w[j];
     bucket(d, t->base, t->key_a, t->key_b, placed, t->width, t->tab_start, t->tab_end, ptr, end);
     for (;;) {
         int64_t i = ptr[d];
@@ -664,18 +664,22 @@ static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left
         if (i >= e) {
             if (d == lo) break;
             d--;
-            type_left[t->cand_type[picks[d]]] += 1;
+            const uint32_t up = t->cand_type[picks[d]];
+            type_left[up] += 1;
+            tw[k->type_word[up]] += (uint64_t)1 << k->type_shift[up];
             continue;
         }
         ptr[d] = (uint32_t)(i + 1);
         *nodes += 1;
         picks[d] = (uint32_t)i;
-        type_left[t->cand_type[i]] -= 1;
+        const uint32_t ty = t->cand_type[i];
+        type_left[ty] -= 1;
+        tw[k->type_word[ty]] -= (uint64_t)1 << k->type_shift[ty];
         const int64_t cell = (int64_t)t->order[d] * 4;
         const uint32_t *edge = t->cand_edge + i * 4;
         for (int s = 0; s < 4; s++) placed[cell + s] = edge[s];
         if (d == hi - 1) { /* a whole filling: its key */
-            const uint64_t h = join_key(k, placed, type_left, left0, mode, key);
+            const uint64_t h = join_key(k, placed, tw, left0w, mode, key);
             const int64_t s = join_slot(m, h, key);
             uint64_t *r = m->slot + s * m->rec;
             if (mode == 0) {
@@ -690,7 +694,8 @@ static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left
             } else if (r[0] != 0) {
                 if (__builtin_add_overflow(*total, (int64_t)r[0], total)) ok = 0;
             }
-            type_left[t->cand_type[i]] += 1;
+            type_left[ty] += 1;
+            tw[k->type_word[ty]] += (uint64_t)1 << k->type_shift[ty];
             if (!ok) break;
         } else {
             d++;
@@ -705,14 +710,16 @@ static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left
 
 /* The boards below the state at depth `at` by the join, into *total; 0 when it aborted. */
 static int join_count(const tabs_t *top, const tabs_t *bot, int64_t at, int64_t split, int64_t bottom_end,
-                      int32_t *type_left, uint32_t *placed, int32_t *left0, int64_t n_types, uint32_t *picks,
+                      int32_t *type_left, uint32_t *placed, int64_t n_types, uint32_t *picks,
                       uint32_t *ptr, uint32_t *end, const jkey_t *kb, const jkey_t *kt, jmap_t *m, uint64_t *key,
                       int64_t *nodes, int64_t cap, int64_t *total) {
-    for (int64_t t = 0; t < n_types; t++) left0[t] = type_left[t];
+    uint64_t left0w[MEMO_MAX_WORDS];
+    for (int64_t j = 0; j < kb->type_words; j++) left0w[j] = 0;
+    for (int64_t t = 0; t < n_types; t++) left0w[kb->type_word[t]] += (uint64_t)type_left[t] << kb->type_shift[t];
     m->n_used = 0;
-    int ok = join_enum(bot, at, bottom_end, type_left, placed, left0, picks, ptr, end, 0, kb, m, key, nodes,
+    int ok = join_enum(bot, at, bottom_end, type_left, placed, left0w, picks, ptr, end, 0, kb, m, key, nodes,
                        cap, total);
-    if (ok) ok = join_enum(top, at, split, type_left, placed, left0, picks, ptr, end, 1, kt, m, key, nodes,
+    if (ok) ok = join_enum(top, at, split, type_left, placed, left0w, picks, ptr, end, 1, kt, m, key, nodes,
                            cap, total);
     for (int64_t j = 0; j < m->n_used; j++) m->slot[m->used[j] * m->rec] = 0;
     m->n_used = 0;
@@ -739,7 +746,7 @@ EM_EXPORT int64_t em_memo(
     const uint32_t *b_extra_n, const uint32_t *b_extra_src, const uint32_t *b_extra_side,
     const uint32_t *b_tab_start, const uint32_t *b_tab_end, const uint32_t *b_cand_type, const uint32_t *b_cand_edge,
     const uint32_t *lab_top, const uint32_t *lab_bottom, int64_t n_lab, int64_t lab_words,
-    uint64_t *j_slot, int64_t j_slots, int64_t *j_used, int32_t *j_left0, uint32_t *j_picks, uint32_t *j_ptr,
+    uint64_t *j_slot, int64_t j_slots, int64_t *j_used, uint32_t *j_picks, uint32_t *j_ptr,
     uint32_t *j_end, int64_t j_cap,
     int64_t *EM_RESTRICT counters)
 {
@@ -850,7 +857,7 @@ EM_EXPORT int64_t em_memo(
         }
         if (d == join_at && ptr[d] < end[d]) { /* not a memo hit: the boards below by the join, if it fits */
             int64_t below = 0;
-            if (join_count(&top, &bot, d, split, bottom_end, type_left, placed, j_left0, n_types, j_picks, j_ptr,
+            if (join_count(&top, &bot, d, split, bottom_end, type_left, placed, n_types, j_picks, j_ptr,
                            j_end, &kb, &kt, &jm, key, &nodes, nodes + j_cap, &below)) {
                 counters[M_JOINS] += 1;
                 if (__builtin_add_overflow(boards, below, &boards)) { code = OVERFLOW; break; }

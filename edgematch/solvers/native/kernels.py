@@ -157,7 +157,7 @@ def c_library() -> Any:
         N, N, N,  # join_at, split, bottom_end
         A, A, A, A, A, A, A, A, A, A, A,  # the bottom's order, keys, base, extras, buckets and candidates
         A, A, N, N,  # lab_top, lab_bottom, n_lab, lab_words
-        A, N, A, A, A, A, A, N,  # j_slot, j_slots, j_used, j_left0, j_picks, j_ptr, j_end, j_cap
+        A, N, A, A, A, A, N,  # j_slot, j_slots, j_used, j_picks, j_ptr, j_end, j_cap
         A,  # counters
     ]
     _c_library = lib

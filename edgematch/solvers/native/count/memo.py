@@ -232,7 +232,6 @@ class MemoSearch(Search):
         b = {key: np.ascontiguousarray(getattr(j.bottom if j else tables, key), dtype)
              for key, dtype in TABLE_DTYPES.items()}
         labs = (j.lab_top, j.lab_bottom) if j else (np.zeros(1, np.uint32), np.zeros(1, np.uint32))
-        self.j_left0 = np.zeros(max(1, len(tables.type_count)), np.int32)
         self.j_picks = np.zeros(P + 1, np.uint32)
         self.j_ptr = np.zeros(P + 1, np.uint32)
         self.j_end = np.zeros(P + 1, np.uint32)
@@ -244,7 +243,7 @@ class MemoSearch(Search):
                 p(b["order"]), p(b["key_a"]), p(b["key_b"]), p(b["base"]), p(b["extra_n"]), p(b["extra_src"]),
                 p(b["extra_side"]), p(b["tab_start"]), p(b["tab_end"]), p(b["cand_type"]), p(b["cand_edge"]),
                 p(labs[0]), p(labs[1]), len(labs[0]) if j else 0, t.lab_words,
-                p(t.join_slot), t.join_slots, p(t.join_used), p(self.j_left0), p(self.j_picks), p(self.j_ptr),
+                p(t.join_slot), t.join_slots, p(t.join_used), p(self.j_picks), p(self.j_ptr),
                 p(self.j_end), JOIN_CAP, p(self.counters))
         call = lib.em_memo
 
