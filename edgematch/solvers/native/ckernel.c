@@ -587,8 +587,9 @@ static inline void memo_store(const memo_t *m, uint64_t h, const uint64_t *key, 
  * the state's cells (so a bottom cell sees only the state's cells and other bottom cells), into a map keyed by
  * (the labels the bottom shows towards the top, the types it used); then every top filling adds the count of
  * the key (the labels the top shows towards the bottom, the types it left). Labels are norm labels, equal
- * exactly when a seam fits. Exact keys as the memo's; a map past 3/4 full, or more than `cap` nodes, aborts
- * the join (returns 0) and the loop searches below the state plainly instead. */
+ * exactly when a seam fits. Exact keys as the memo's; a map past 3/4 full, or more than `cap` nodes (the
+ * step's budget plus `j_cap`: a join never holds the loop much past its slice, where time limits, progress and
+ * Ctrl-C are handled), aborts the join (returns 0) and the loop searches below the state plainly instead. */
 typedef struct {
     const uint32_t *order, *key_a, *key_b, *base, *extra_n, *extra_src, *extra_side; int64_t extra_cols;
     const uint32_t *tab_start, *tab_end, *cand_type, *cand_edge; uint64_t width;
@@ -858,7 +859,7 @@ EM_EXPORT int64_t em_memo(
         if (d == join_at && ptr[d] < end[d]) { /* not a memo hit: the boards below by the join, if it fits */
             int64_t below = 0;
             if (join_count(&top, &bot, d, split, bottom_end, type_left, placed, n_types, j_picks, j_ptr,
-                           j_end, &kb, &kt, &jm, key, &nodes, nodes + j_cap, &below)) {
+                           j_end, &kb, &kt, &jm, key, &nodes, (stop_at > nodes ? stop_at : nodes) + j_cap, &below)) {
                 counters[M_JOINS] += 1;
                 if (__builtin_add_overflow(boards, below, &boards)) { code = OVERFLOW; break; }
                 ptr[d] = end[d];

@@ -15,7 +15,8 @@ auto's choice where the rim is tight, as on the clue puzzles), the inside's coun
 the ring shows it. At that depth the loop enumerates the bottom half of the inside once into a map (the labels
 it shows the top half, the types it used) and adds, for every top half, the map's count of its match: ~10x
 fewer nodes than searching the bottom below each top half on Eternity II clue puzzle 3. Keys are exact there
-too; a map past 3/4 full or a join past ``JOIN_CAP`` nodes gives up and that state is searched plainly.
+too; a map past 3/4 full or a join past its step's budget (and ``JOIN_CAP``) gives up and that state is searched
+plainly; where most joins give up (rings whose inside is too large to enumerate), the join is turned off.
 
 Raw counts are boards times the tables' multiplier, as for the plain loop. Distinct counts need each
 board's canonical test unless the turns are folded by an anchor tile (then every board is distinct); where
@@ -41,7 +42,8 @@ MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
 TRIAL, WORTH = 20_000, 10  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
 JOINS, JOINS_ABORTED = 7, 8  # counters: joins done, joins given up (the state searched plainly instead)
 JOIN_SLOTS = 1 << 18  # the join's map: fillings of the bottom region of one state, at most 3/4 of it
-JOIN_CAP = 50_000_000  # nodes one join may spend before the state is searched plainly
+JOIN_CAP = 1_000_000  # nodes a join may spend past its step's budget before the state is searched plainly
+JOIN_GIVE_UP = 16  # joins given up, with fewer than a quarter as many done, after which the join is off
 
 
 @dataclass(frozen=True)
@@ -247,13 +249,21 @@ class MemoSearch(Search):
                 p(self.j_end), JOIN_CAP, p(self.counters))
         call = lib.em_memo
 
+        at = 17  # tail[17]: join_at
+        joining = [tail[at] >= 0]
+
         def step(budget: int) -> int:
-            code = call(*head, budget, *tail)
+            code = call(*head, budget, *tail if joining[0] else off)
             if code == kernels.OVERFLOW:
                 raise BackendError("native backend: the count passed 2^63 - 1 boards; the memoised loop "
                                    "counts in 64 bits")
             table.tune()
+            given_up = self.counters[JOINS_ABORTED]
+            if joining[0] and given_up >= JOIN_GIVE_UP and 4 * self.counters[JOINS] < given_up:
+                joining[0] = False  # this board's insides are too large to enumerate: search them
             return code
+
+        off = (*tail[:at], -1, *tail[at + 1:])
 
         self._step = step
 
