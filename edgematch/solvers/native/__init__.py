@@ -7,7 +7,9 @@ a first solution is heavy-tailed in its value order; restarts bound what one bad
 (``benchmarks/native_tails.py``: on framed 8x8 3+6 boards, 10 seeds, 3 s, plain depth-first search timed
 out on 2, this on none).
 ``native:dfs`` is the plain depth-first search; ``native:restarts`` is a synonym of ``native`` kept for
-stored sessions and policies. Counting and enumerating walk the whole tree in one depth-first search.
+stored sessions and policies. Enumerating walks the whole tree in one depth-first search; counting does too,
+but remembers the boards below each state it searched and meets in the middle on ring-first boards
+(:mod:`edgematch.solvers.native.count.memo`, option ``memo``).
 
 Options: ``order`` (``auto`` default: the more constrained region first, see
 :func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``) and ``symmetry``
