@@ -213,9 +213,10 @@ def numba_search() -> Callable[..., int]:
     return kernel.search
 
 
-def _table(tables: Tables, name: str) -> np.ndarray:
-    """A table array as the C loop reads it: C-contiguous with its exact element type (a copy only if not)."""
-    return np.ascontiguousarray(getattr(tables, name), TABLE_DTYPES[name])
+def c_arrays(tables: Tables) -> dict[str, np.ndarray]:
+    """The tables' arrays as the C loops read them (``TABLE_DTYPES``): C-contiguous with their exact element
+    types (a copy only where one is not). Whoever passes their addresses keeps this dict alive."""
+    return {name: np.ascontiguousarray(getattr(tables, name), dtype) for name, dtype in TABLE_DTYPES.items()}
 
 
 def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
@@ -251,7 +252,7 @@ def bind(name: str, tables: Tables, start: int, distinct: bool, type_left: np.nd
     lib = c_library()
     if lib is None:
         checked("c")  # raises, saying why
-    a = {key: _table(tables, key) for key in TABLE_DTYPES}
+    a = c_arrays(tables)
     owned = [_own(type_left, I32, "type_left"), _own(placed, U32, "placed"), _own(vis, I32, "vis"),
              _own(picks, U32, "picks"), _own(ptr, U32, "ptr"), _own(end, U32, "end"), _own(state, I64, "state"),
              _own(out, U32, "out"), _own(counters, I64, "counters")]

@@ -20,7 +20,6 @@ import numpy as np
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.kernels import TABLE_DTYPES
 from edgematch.solvers.native.tables import Tables, build_tables
 
 SUBTREE = 2_000  # nodes a probe's exact subtree holds on average
@@ -45,10 +44,6 @@ class TreeEstimate:
     levels: tuple[float, ...] = ()
     exact_from: int = 0
 
-    @property
-    def log10_nodes(self) -> float:
-        return math.log10(self.nodes) if self.nodes > 0 else float("-inf")
-
 
 def _mean_se(total: float, squares: float, k: int) -> tuple[float, float]:
     mean = total / k
@@ -64,7 +59,7 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
         raise BackendError(f"the tree estimate needs the C kernel: {kernels.c_problem()}")
     P = tables.positions
     exact = P if exact_from is None else max(0, min(exact_from, P))
-    a = {key: np.ascontiguousarray(getattr(tables, key), dtype) for key, dtype in TABLE_DTYPES.items()}
+    a = kernels.c_arrays(tables)
     type_left = np.array(tables.type_count, np.int32)
     placed = np.array(tables.placed0, np.uint32)
     picks = np.zeros(max(P, 1), np.uint32)
@@ -145,7 +140,7 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
     tables = build_tables(puzzle, order, symmetry=True)
     P = tables.positions
     per_board = tables.raw_multiplier
-    turns = max(1, tables.turn_src.shape[0] + 1) if tables.anchor is None else 1
+    turns = tables.turn_src.shape[0] + 1  # board turns the canonical test tells apart (1: folded by an anchor)
     if P == 0:
         return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0)
     pilot = knuth(tables, PILOT, seed)
@@ -185,7 +180,7 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
     return CountEstimate(
         nodes=nodes, nodes_low=min(nodes_m), nodes_high=max(nodes_m),
         raw=boards * per_board, raw_low=min(boards_m) * per_board, raw_high=max(boards_m) * per_board,
-        distinct=boards / turns if tables.anchor is None else boards,
+        distinct=boards / turns,
         nodes_per_second=rate, seconds=nodes / rate if rate > 0 else float("inf"),
         probes=probes, exact_from=exact_from, positions=P, order=tables.order_name,
         elapsed=time.perf_counter() - start)

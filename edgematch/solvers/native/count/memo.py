@@ -32,7 +32,6 @@ import numpy as np
 from edgematch.core.model import SIDES, Puzzle
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.kernels import TABLE_DTYPES
 from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables, build_tables
 
@@ -219,7 +218,7 @@ class MemoSearch(Search):
         self.d_nodes = np.zeros(P + 1, np.int64)
         self.d_hash = np.zeros(P + 1, np.uint64)
         self.d_pending = np.zeros(P + 1, np.uint8)
-        a = {key: np.ascontiguousarray(getattr(tables, key), dtype) for key, dtype in TABLE_DTYPES.items()}
+        a = kernels.c_arrays(tables)
         self._arrays = a
 
         def p(x: np.ndarray) -> int:
@@ -231,8 +230,7 @@ class MemoSearch(Search):
                 p(a["cand_edge"]), tables.free_label + 1, p(self.type_left), p(self.placed), p(self.picks),
                 p(self.ptr), p(self.end), p(self.state), self.start)
         j = t.join
-        b = {key: np.ascontiguousarray(getattr(j.bottom if j else tables, key), dtype)
-             for key, dtype in TABLE_DTYPES.items()}
+        b = kernels.c_arrays(j.bottom) if j else a
         labs = (j.lab_top, j.lab_bottom) if j else (np.zeros(1, np.uint32), np.zeros(1, np.uint32))
         self.j_picks = np.zeros(P + 1, np.uint32)
         self.j_ptr = np.zeros(P + 1, np.uint32)

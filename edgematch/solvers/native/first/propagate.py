@@ -147,18 +147,12 @@ class PropSearch(Search):
         m = tables.masks
         U32 = np.uint32
         fixed = {  # read-only arrays the loop points into, kept alive with the search
-            "order": np.ascontiguousarray(tables.order, U32), "pos": pos_of_cell, "near": near,
+            **kernels.c_arrays(tables), "pos": pos_of_cell, "near": near,
             "m_base": np.ascontiguousarray(m.base, U32), "m_key_a": np.ascontiguousarray(m.key_a, U32),
             "m_key_b": np.ascontiguousarray(m.key_b, U32), "m_extra_n": np.ascontiguousarray(m.extra_n, U32),
             "m_extra_src": np.ascontiguousarray(m.extra_src, U32),
             "m_extra_side": np.ascontiguousarray(m.extra_side, U32),
-            "tab_start": np.ascontiguousarray(tables.tab_start, U32),
-            "tab_end": np.ascontiguousarray(tables.tab_end, U32),
-            "cand_type": np.ascontiguousarray(tables.cand_type, U32),
-            "cand_edge": np.ascontiguousarray(tables.cand_edge, U32),
-            "cand_vis": np.ascontiguousarray(tables.cand_vis, np.int32),
             "cell_class": bounds.cell_class, "vis_partner": bounds.vis_partner,
-            "turn_src": np.ascontiguousarray(tables.turn_src, np.int32),
         }
         self._fixed = fixed
 
