@@ -1,7 +1,7 @@
 """Nodes and seconds to a first solution with each propagation option (issue 24 part 1).
 
 Run: python benchmarks/propagation.py [--cases 7x7c7,10x10c5,8x8c8] [--seeds 1-5] [--limit 60] [--core 1]
-[--backend native:dfs] [--configs plain,fc,bounds,dynamic,dynamic+bounds]
+[--backend native:dfs] [--configs plain,fc,bounds,dynamic,dynamic+bounds,match,dynamic+match]
 
 The frontier's boards (benchmarks/frontier.py: planted framed n x n, isqrt(n) + 1 rim colours, c inner colours)
 solved by whole processes ``edgematch solve FILE -b BACKEND -t LIMIT --json`` plus the configuration's options,
@@ -28,13 +28,16 @@ from frontier import case_name, parse_cases, parse_seeds
 import edgematch
 from edgematch import GeneratorSpec, generate
 
+STATIC = ["--order", "row"]  # the frontier boards' static order (auto takes dynamic from 100 free cells)
 CONFIGS = {
-    "plain": [],
-    "fc": ["-O", "fc=on"],
-    "bounds": ["-O", "bounds=on"],
-    "fc+bounds": ["-O", "fc=on", "-O", "bounds=on"],
+    "plain": STATIC,
+    "fc": [*STATIC, "-O", "fc=on"],
+    "bounds": [*STATIC, "-O", "bounds=on"],
+    "fc+bounds": [*STATIC, "-O", "fc=on", "-O", "bounds=on"],
     "dynamic": ["--order", "dynamic"],
     "dynamic+bounds": ["--order", "dynamic", "-O", "bounds=on"],
+    "match": [*STATIC, "-O", "match=on"],
+    "dynamic+match": ["--order", "dynamic", "-O", "match=on"],
 }
 
 

@@ -115,7 +115,7 @@ def test_distinct_counts_without_an_anchor_tile_fall_back_to_the_plain_loop_and_
 @pytest.mark.parametrize("options,fragment", [
     ({"memo": "lots"}, "option memo: expected auto, on, off or the table's size in MiB"),
     ({"memo": "-3"}, "option memo"),
-    ({"memo": "64", "fc": "on"}, "memo and fc, bounds or order=dynamic do not go together"),
+    ({"memo": "64", "fc": "on"}, "memo and fc, bounds, match or order=dynamic do not go together"),
 ])
 def test_bad_memo_options_are_one_clear_error(options, fragment):
     puzzle, _ = generate(GeneratorSpec(3, 3, colours=3, seed=1))

@@ -1,5 +1,6 @@
-"""The native search with propagation (issue 24 part 1): forward checking, the dynamic order and colour-count
-bounds keep every count exact and every first solution valid; they only remove nodes where they should."""
+"""The native search with propagation (issue 24 part 1): forward checking, the dynamic order, colour-count
+bounds and the matching keep every count exact and every first solution valid; they only remove nodes where
+they should."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from edgematch.errors import EdgematchError, UsageError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EACH = [{"fc": "on"}, {"order": "dynamic"}, {"bounds": "on"}, {"order": "dynamic", "bounds": "on"},
-        {"fc": "on", "bounds": "on"}]
+        {"fc": "on", "bounds": "on"}, {"match": "on"}, {"order": "dynamic", "match": "on"}]
 
 
 def spelled(options: dict[str, str]) -> str:
@@ -74,23 +75,31 @@ def test_a_solution_under_hints_keeps_them():
 
 
 def test_static_propagation_only_removes_nodes_and_sometimes_does():
-    """With the static order, forward checking and the bounds walk a part of the plain tree: a count never
-    takes more nodes, and on framed boards near the peak it takes fewer."""
-    fewer = {"fc": 0, "bounds": 0}
+    """With the static order, forward checking, the bounds and the matching walk a part of the plain tree: a
+    count never takes more nodes, and on framed boards near the peak it takes fewer. The matching checks every
+    open cell beside a placed one (forward checking only the new tile's neighbours) and more: never more
+    nodes than forward checking."""
+    fewer = {"fc": 0, "bounds": 0, "match": 0}
+    below_fc = 0
     for seed in range(1, 6):
         puzzle, _ = generate(GeneratorSpec(5, 5, framed=True, border_colours=3, inner_colours=4, seed=seed))
         plain = edgematch.count(puzzle, backend="native", memo="off")  # the plain tree (the memo skips nodes)
+        nodes = {}
         for option in fewer:
             result = edgematch.count(puzzle, backend="native", **{option: "on"})
             assert result.count == plain.count
-            assert result.counters["nodes"] <= plain.counters["nodes"]
-            fewer[option] += result.counters["nodes"] < plain.counters["nodes"]
-    assert fewer["fc"] >= 3 and fewer["bounds"] >= 3, fewer
+            nodes[option] = result.counters["nodes"]
+            assert nodes[option] <= plain.counters["nodes"]
+            fewer[option] += nodes[option] < plain.counters["nodes"]
+        assert nodes["match"] <= nodes["fc"]
+        below_fc += nodes["match"] < nodes["fc"]
+    assert fewer["fc"] >= 3 and fewer["bounds"] >= 3 and fewer["match"] >= 3, fewer
+    assert below_fc >= 3
 
 
 def test_bad_values_and_combinations_are_one_clear_line():
     puzzle = edgematch.read_puzzle(EXAMPLES / "insects.em")
-    with pytest.raises(UsageError, match="expected on/off"):
+    with pytest.raises(UsageError, match="option fc: expected on/off"):
         edgematch.solve(puzzle, backend="native", fc="maybe")
     with pytest.raises(UsageError, match="unknown order 'diagonal'.*dynamic"):
         edgematch.solve(puzzle, backend="native", order="diagonal")
@@ -100,6 +109,10 @@ def test_bad_values_and_combinations_are_one_clear_line():
         edgematch.solve(puzzle, backend="native:dfs", workers=2, order="dynamic")
     with pytest.raises(UsageError, match="not best"):
         edgematch.best(puzzle, backend="native", bounds="on")
+    with pytest.raises(UsageError, match="option match: expected on/off, got .2."):
+        edgematch.count(puzzle, backend="native", match="2")
+    with pytest.raises(UsageError, match="one process"):
+        edgematch.count(puzzle, backend="native", workers=2, match="on")
     with pytest.raises(UsageError, match="keep is an option of the restarts"):
         edgematch.count(puzzle, backend="native", keep="off")
 

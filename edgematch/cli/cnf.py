@@ -46,7 +46,7 @@ def _cnf_options(pairs: list[str] | None):
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise UsageError(f"unknown CNF option(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    return CnfOptions(**{k: (v if k == "amo" else on_off(v)) for k, v in given.items()})
+    return CnfOptions(**{k: (v if k == "amo" else on_off(v, k)) for k, v in given.items()})
 
 
 @app.command("encode")

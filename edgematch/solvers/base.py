@@ -244,11 +244,11 @@ _BUILTIN: dict[str, str] = {
 _AUTO = {"auto": "edgematch.solvers.auto:AutoBackend"}
 
 
-def on_off(value: object) -> bool:
+def on_off(value: object, option: str) -> bool:
     """An on/off backend option, given as a bool or as text from the command line (on/off, yes/no, 1/0)."""
     if isinstance(value, str):
         if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-            raise UsageError(f"expected on/off, got {value!r}")
+            raise UsageError(f"option {option}: expected on/off, got {value!r}")
         return value.lower() in ("1", "true", "yes", "on")
     return bool(value)
 

@@ -72,7 +72,7 @@ class CpsatBackend(Backend):
         from edgematch.encodings.cpsat import DEFAULT_FORMULATION
 
         given = self.checked_options(task)
-        symmetry = on_off(given.get("symmetry", True))
+        symmetry = on_off(given.get("symmetry", True), "symmetry")
         seed = whole(given.get("seed", 0), "seed")
         formulation = self.sub or DEFAULT_FORMULATION
         enumerate_all = task.question != "first"
@@ -130,7 +130,7 @@ class CpsatBackend(Backend):
     def _best(self, puzzle: Puzzle, task: Task) -> Result:
         """The best-score question: improving boards streamed from the child, OPTIMAL proven or the best kept."""
         given = self.checked_options(task)
-        symmetry = on_off(given.get("symmetry", True))
+        symmetry = on_off(given.get("symmetry", True), "symmetry")
         seed = whole(given.get("seed", 0), "seed")
         self.warm_up()
         started = time.monotonic()

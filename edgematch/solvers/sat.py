@@ -127,7 +127,7 @@ class SatBackend(Backend):
         given = self.checked_options(task)
         cubes = self._cubes(given.pop("cubes", None), task)
         proof = _proof_paths(given.pop("proof", None), solver, task)
-        flags = {k: on_off(v) for k, v in given.items() if k != "amo"}
+        flags = {k: on_off(v, k) for k, v in given.items() if k != "amo"}
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         self.warm_up()  # loaded here once, so the child does not pay the imports
         started = time.monotonic()
@@ -246,7 +246,7 @@ class SatBackend(Backend):
 
         solver = self.sub or DEFAULT_SOLVER
         given = self.checked_options(task)
-        symmetry = on_off(given.get("symmetry", True))
+        symmetry = on_off(given.get("symmetry", True), "symmetry")
         amo = str(given.get("amo", "seqcounter"))
         if amo not in AMO_ENCODINGS:
             raise UsageError(f"unknown at-most-one encoding {amo!r}; choose one of: {', '.join(AMO_ENCODINGS)}")

@@ -106,10 +106,11 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "fc", "bounds", "memo", "keep", "unit", "seed", "start", "breaks", "double",
-               "search", "width", "fanout", "repair", "beam_share")
+    options = ("order", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start", "breaks",
+               "double", "search", "width", "fanout", "repair", "beam_share")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
+                "match": "off",
                 "memo": f"auto (a count: a table of {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
@@ -137,10 +138,11 @@ class NativeBackend(Backend):
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
-            return "native backend: fc, bounds and order=dynamic are options of solve and count, not best"
+            return "native backend: fc, bounds, match and order=dynamic are options of solve and count, not best"
         split = task.question != "first" or self.sub == "dfs"  # several workers split the static order's tree
         if propagating and split and (task.workers > 1 or task.cluster is not None):
-            return ("native backend: fc, bounds and order=dynamic run in one process for count, --all and native:dfs "
+            return ("native backend: fc, bounds, match and order=dynamic run in one process for count, --all and "
+                    "native:dfs "
                     "(the split search's parts follow the static order); a first solution of native races them")
         if "memo" in task.options:
             problem = _memo_problem(task)
@@ -172,7 +174,7 @@ class NativeBackend(Backend):
         if order not in (*ORDERS, "dynamic"):
             raise UsageError(f"native backend: unknown order {order!r}; choose one of: {', '.join(ORDERS)}, dynamic")
         # only a count folds the board turns away: solutions and listings must show every board
-        symmetry = on_off(given.get("symmetry", True)) and task.question == "count"
+        symmetry = on_off(given.get("symmetry", True), "symmetry") and task.question == "count"
         one_search = task.workers == 1 and task.cluster is None  # (a race's chains are each one search)
         if order == "auto" and task.question == "first" and one_search and dynamic_by_default(puzzle):
             order = "dynamic"
@@ -222,7 +224,7 @@ class NativeBackend(Backend):
         restarting = self.sub != "dfs" and task.question == "first" and task.workers == 1
         unit = whole(task.options.get("unit", RESTART_UNIT), "unit", least=1)
         seed = whole(task.options.get("seed", 0), "seed")
-        keep = on_off(task.options.get("keep", True))
+        keep = on_off(task.options.get("keep", True), "keep")
         how = propagation(self.checked_options(task), tables.order_name)
         restarts = 0
         memo, memo_off = _memo_size(task, tables, how)
@@ -284,7 +286,8 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}), **memo_stats,
             },
             options={"order": tables.order_name, "workers": task.workers,
-                     **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off"} if how.any else {}),
+                     **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off",
+                         "match": "on" if how.match else "off"} if how.any else {}),
                      **({"keep": "off"} if restarting and not keep else {}),
                      **({"memo": f"{memo:g} MiB" + (" per worker" if task.workers > 1 or task.cluster else "")}
                         if memo is not None else {"memo": memo_off} if memo_off else {}),
@@ -325,7 +328,7 @@ def _memo_problem(task: Task) -> str | None:
     if task.question != "count":
         return "native backend: memo is an option of count"
     if task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic":
-        return "native backend: memo and fc, bounds or order=dynamic do not go together"
+        return "native backend: memo and fc, bounds, match or order=dynamic do not go together"
     return None
 
 

@@ -34,7 +34,7 @@ enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
 enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
 /* Bumped when the signature of em_search changes; kernels.py refuses a library built from another. */
-EM_EXPORT int64_t em_abi_version(void) { return 4; }
+EM_EXPORT int64_t em_abi_version(void) { return 5; }
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
@@ -178,6 +178,9 @@ EM_EXPORT int64_t em_search(
  *   PROP_BOUNDS   colour-count bounds: for every tile class (frame sides 0..4) and visible colour, the unplaced
  *                 tiles of the class must show the colour at least as often as placed sides facing open cells
  *                 of that class ask for it (a necessary condition; parity is fixed at the start, see propagate.py)
+ *   PROP_MATCH    matching: the open cells with a placed neighbour must take distinct free tiles, each fitting
+ *                 its placed neighbours, so a matching of those cells to free tile copies must exist (Kuhn's
+ *                 augmenting paths over the copies; it implies every per-colour pairing of asked and shown sides)
  * Every option only refuses placements that cannot lead to a solution, so counts stay exact (tests compare
  * them with the plain loop and a brute force). Same node meaning as em_search: one placement of a tile.
  * A cell's candidates come from the bucket of its (cell, known-sides mask): two known sides as keys, up to
@@ -185,7 +188,7 @@ EM_EXPORT int64_t em_search(
  * decode() reads them as em_search's.
  * State between calls: state[DEPTH]; per depth the cell, the bucket pointer, its end and the pick; per cell
  * `open` and `mask`; supply/demand. Depths below DEPTH hold their placements. */
-enum { PROP_FC = 1, PROP_DYNAMIC = 2, PROP_BOUNDS = 4 };
+enum { PROP_FC = 1, PROP_DYNAMIC = 2, PROP_BOUNDS = 4, PROP_MATCH = 8 };
 #define PROP_CLASSES 5
 
 typedef struct {
@@ -196,6 +199,9 @@ typedef struct {
     const int32_t *cell_class, *vis_partner; int64_t n_labels; int32_t frame_vis;
     int32_t *supply, *demand;
     int32_t *type_left; uint32_t *placed; int32_t *open, *mask;
+    /* matching: copy slots of type t are slot_base[t] .. + type_left[t] - 1; a slot is owned by frontier entry
+     * owner[s] when owner_at[s] is the current check's stamp; seen[s] marks slots tried in one augmentation */
+    const int32_t *slot_base; int32_t *owner, *frontier; int64_t *owner_at, *seen, *stamps;
 } prop_t;
 
 static inline void prop_bucket(const prop_t *g, int64_t cell, uint32_t *lo, uint32_t *hi) {
@@ -297,6 +303,43 @@ static int prop_neighbours_ok(const prop_t *g, int64_t cell) {
     return 1;
 }
 
+/* One augmenting path from frontier entry k (Kuhn): a free copy of a fitting type, or one whose owner moves. */
+static int match_augment(prop_t *g, int32_t k) {
+    const int64_t cell = g->frontier[k];
+    uint32_t lo, hi;
+    prop_bucket(g, cell, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
+        if (!prop_fits(g, cell, i)) continue;
+        const int32_t t = (int32_t)g->cand_type[i];
+        for (int32_t c = 0; c < g->type_left[t]; c++) {
+            const int32_t slot = g->slot_base[t] + c;
+            if (g->seen[slot] == g->stamps[1]) continue;
+            g->seen[slot] = g->stamps[1];
+            if (g->owner_at[slot] != g->stamps[0] || match_augment(g, g->owner[slot])) {
+                g->owner_at[slot] = g->stamps[0];
+                g->owner[slot] = k;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether the open cells with a placed neighbour can all take distinct free fitting tiles (PROP_MATCH). */
+static int prop_match(prop_t *g) {
+    g->stamps[0]++;
+    int32_t m = 0;
+    for (int64_t q = 0; q < g->P; q++) {
+        const int64_t cell = g->order[q];
+        if (!g->open[cell] || g->mask[cell] == 0) continue;
+        g->frontier[m] = (int32_t)cell;
+        g->stamps[1]++;
+        if (!match_augment(g, m)) return 0;
+        m++;
+    }
+    return 1;
+}
+
 EM_EXPORT int64_t em_propagate(
     int64_t n, int64_t P, int64_t flags,
     const uint32_t *order, const int32_t *pos_of_cell, const int32_t *neighbour,
@@ -306,6 +349,7 @@ EM_EXPORT int64_t em_propagate(
     const uint32_t *cand_type, const uint32_t *cand_edge, const int32_t *cand_vis, uint32_t width32,
     const int32_t *cell_class, const int32_t *vis_partner, int64_t n_labels, int32_t frame_vis,
     int32_t *supply, int32_t *demand,
+    const int32_t *slot_base, int32_t *owner, int32_t *frontier, int64_t *owner_at, int64_t *seen, int64_t *stamps,
     int32_t *type_left, uint32_t *placed, int32_t *open, int32_t *mask, int32_t *vis, int64_t n_vis,
     uint32_t *cell_at, uint32_t *picks, uint32_t *ptr, uint32_t *end,
     int64_t *state, int64_t budget,
@@ -315,7 +359,8 @@ EM_EXPORT int64_t em_propagate(
 {
     prop_t g = {n, P, flags, order, pos_of_cell, neighbour, m_base, m_key_a, m_key_b, m_extra_n, m_extra_src,
                 m_extra_side, tab_start, tab_end, cand_type, cand_edge, cand_vis, width32, cell_class,
-                vis_partner, n_labels, frame_vis, supply, demand, type_left, placed, open, mask};
+                vis_partner, n_labels, frame_vis, supply, demand, type_left, placed, open, mask,
+                slot_base, owner, frontier, owner_at, seen, stamps};
     if (P <= 0) return FINISHED;
     int64_t d;
     if (state[STARTED] == 0) {
@@ -371,6 +416,7 @@ EM_EXPORT int64_t em_propagate(
         } else {
             int ok = prop_apply(&g, cell, i, +1);
             if (ok && (flags & PROP_FC) && !(flags & PROP_DYNAMIC)) ok = prop_neighbours_ok(&g, cell);
+            if (ok && (flags & PROP_MATCH)) ok = prop_match(&g);
             int64_t next = -1;
             if (ok) {
                 next = prop_choose(&g, d + 1);

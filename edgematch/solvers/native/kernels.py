@@ -48,7 +48,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 4  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 5  # em_abi_version() of the ckernel.c this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -121,6 +121,7 @@ def c_library() -> Any:
         A, A, A, ctypes.c_uint32,  # cand_type, cand_edge, cand_vis, width
         A, A, N, ctypes.c_int32,  # cell_class, vis_partner, n_labels, frame_vis
         A, A,  # supply, demand
+        A, A, A, A, A, A,  # slot_base, owner, frontier, owner_at, seen, stamps (matching)
         A, A, A, A, A, N,  # type_left, placed, open, mask, vis, n_vis
         A, A, A, A,  # cell_at, picks, ptr, end
         A, N,  # state, budget

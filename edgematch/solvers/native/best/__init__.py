@@ -445,7 +445,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
-    double = on_off(options.get("double", True))
+    double = on_off(options.get("double", True), "double")
     name = "native"
     max_score = puzzle.seam_count
     first = admissible_board(puzzle)

@@ -52,7 +52,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     the best board (:mod:`~edgematch.solvers.native.best.repair`) for the rest of the time."""
     t0 = time.perf_counter()
     width, fanout, order, seed = beam_options(options)
-    repairing = on_off(options.get("repair", True))
+    repairing = on_off(options.get("repair", True), "repair")
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
     compile_s = ensure_beam_compiled()  # before the first board is out: a Ctrl-C after it finds the search running
     if repairing:

@@ -8,6 +8,10 @@ nodes; these options refuse placements that cannot lead to a solution, each on i
 - ``order=dynamic``: the next cell is the open cell with the fewest candidates among those touching a placed
   one (ties by the static order, the auto order's), so forced cells come first and a cell with none ends the
   branch at once (this checks every such cell, more than ``fc``'s neighbours);
+- ``match`` (matching): the open cells beside placed ones must take distinct free tiles that fit their placed
+  neighbours, so a matching of those cells to free tile copies must exist (Kuhn's augmenting paths; Régin's
+  alldifferent feasibility). It implies each colour's pairing (the cells asking for a colour need as many
+  distinct free tiles showing it) and forward checking on every such cell;
 - ``bounds`` (colour-count bounds per edge class): for each tile class (corner, edge, inner: the number of
   frame sides) and colour, the free tiles of that class must show the colour at least as often as the placed
   sides facing open cells of that class ask for it. Parity needs no check while searching: with every seam
@@ -34,8 +38,8 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables, neighbours
 
-FC, DYNAMIC, BOUNDS = 1, 2, 4  # the flags of em_propagate
-OPTIONS = ("fc", "bounds")  # on/off options; the dynamic order is order=dynamic
+FC, DYNAMIC, BOUNDS, MATCH = 1, 2, 4, 8  # the flags of em_propagate
+OPTIONS = ("fc", "bounds", "match")  # on/off options; the dynamic order is order=dynamic
 CLASSES = 5  # tile and cell classes: the number of frame sides, 0..4
 
 
@@ -46,10 +50,11 @@ class Propagation:
     fc: bool = False
     dynamic: bool = False
     bounds: bool = False
+    match: bool = False
 
     @property
     def flags(self) -> int:
-        return FC * self.fc | DYNAMIC * self.dynamic | BOUNDS * self.bounds
+        return FC * self.fc | DYNAMIC * self.dynamic | BOUNDS * self.bounds | MATCH * self.match
 
     @property
     def any(self) -> bool:
@@ -57,9 +62,10 @@ class Propagation:
 
 
 def propagation(options: dict, order: str) -> Propagation:
-    """The propagation asked for by the native options ``fc``, ``bounds`` (on/off) and ``order=dynamic``."""
-    return Propagation(fc=on_off(options.get("fc", False)), dynamic=order == "dynamic",
-                       bounds=on_off(options.get("bounds", False)))
+    """The propagation asked for by the native options ``fc``, ``bounds``, ``match`` (on/off) and
+    ``order=dynamic``."""
+    fc, bounds, match = (on_off(options.get(name, False), name) for name in OPTIONS)
+    return Propagation(fc=fc, dynamic=order == "dynamic", bounds=bounds, match=match)
 
 
 @dataclass
@@ -114,7 +120,7 @@ class PropSearch(Search):
             raise BackendError("native backend: internal error: propagation needs tables built with masks")
         lib = kernels.c_library()
         if kernels.selected() != "c" or lib is None:
-            raise BackendError("native backend: fc, bounds and order=dynamic run in the C kernel only "
+            raise BackendError("native backend: fc, bounds, match and order=dynamic run in the C kernel only "
                                f"({kernels.ENV}={kernels.requested() or ''} or the C kernel is not built: "
                                f"{kernels.c_problem() or 'numba forced'})")
         P, n = tables.positions, puzzle.size
@@ -133,6 +139,12 @@ class PropSearch(Search):
                 if y >= 0 and not self.open[y]:
                     self.mask[cell] |= 1 << s
         self.supply, self.demand = bounds.supply.copy(), bounds.demand.copy()
+        counts = np.asarray(tables.type_count, np.int64)  # the matching's copy slots, a run per tile type
+        slot_base = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+        slots = max(int(counts.sum()), 1)
+        self.owner, self.frontier = np.zeros(slots, np.int32), np.zeros(n, np.int32)
+        self.owner_at, self.seen = np.zeros(slots, np.int64), np.zeros(slots, np.int64)
+        self.stamps = np.zeros(2, np.int64)
         self.cell_at = np.zeros(max(P, 1), np.uint32)
         self.picks = np.zeros(max(P, 1), np.uint32)
         self.ptr = np.zeros(P + 1, np.uint32)
@@ -152,7 +164,7 @@ class PropSearch(Search):
             "m_key_b": np.ascontiguousarray(m.key_b, U32), "m_extra_n": np.ascontiguousarray(m.extra_n, U32),
             "m_extra_src": np.ascontiguousarray(m.extra_src, U32),
             "m_extra_side": np.ascontiguousarray(m.extra_side, U32),
-            "cell_class": bounds.cell_class, "vis_partner": bounds.vis_partner,
+            "cell_class": bounds.cell_class, "vis_partner": bounds.vis_partner, "slot_base": slot_base,
         }
         self._fixed = fixed
 
@@ -166,7 +178,9 @@ class PropSearch(Search):
             a(fixed["m_extra_src"]), a(fixed["m_extra_side"]), a(fixed["tab_start"]), a(fixed["tab_end"]),
             a(fixed["cand_type"]), a(fixed["cand_edge"]), a(fixed["cand_vis"]), tables.free_label + 1,
             a(fixed["cell_class"]), a(fixed["vis_partner"]), len(tables.vis_labels), bounds.frame_vis,
-            a(self.supply), a(self.demand), a(self.type_left), a(self.placed), a(self.open), a(self.mask),
+            a(self.supply), a(self.demand), a(fixed["slot_base"]), a(self.owner), a(self.frontier),
+            a(self.owner_at), a(self.seen), a(self.stamps), a(self.type_left), a(self.placed), a(self.open),
+            a(self.mask),
             a(self.vis), self.vis.shape[0], a(self.cell_at), a(self.picks), a(self.ptr), a(self.end), a(self.state),
         )
         self._tail = (

@@ -1,0 +1,182 @@
+"""How much of the search tree would a check remove? Knuth's probes, before building the check in C (issue 24).
+
+Run: python benchmarks/pruning.py [--cases 6x6c6,7x7c7,8x8c8] [--seeds 1-2] [--probes 3000]
+[--checks fc,match,rowdp,row]
+
+The tree is the plain row-scan search's over the frontier's boards (benchmarks/frontier.py: planted framed n x n,
+isqrt(n) + 1 rim colours, c inner colours), every board turn searched. A probe walks from the root choosing one
+fitting placement at random per cell, its weight the product of the choices' counts (D. E. Knuth, 1975: the
+weight at each depth estimates the nodes there). A node of the tree a check leaves is one whose ancestors all
+pass the check, so the same probes estimate every check's tree: the printed share is that tree over the plain
+one (mean over 10 batches, and the batches' range; the spread is large, it is a guide, not a figure to the
+percent). The checks, each in plain Python here, independent of the C loop:
+
+- ``fc``: every open cell beside a placed one still has a fitting free tile (what ``order=dynamic`` sees);
+- ``match``: those cells can take distinct free fitting tiles (a matching exists; native's ``-O match=on``);
+- ``rowdp``: the rest of the current row can be filled, tiles fitting their left and top neighbours, free
+  tiles reusable across its cells (a chain relaxation: one pass over the row's cells per node);
+- ``row``: the rest of the current row can be filled with distinct free tiles (an exact look-ahead: a search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+from collections.abc import Callable
+
+from frontier import case_name, parse_cases, parse_seeds
+
+from edgematch import GeneratorSpec, Puzzle, generate
+
+Placed = dict[int, tuple[int, ...]]  # cell -> the edges its tile shows (N E S W)
+
+
+class Tree:
+    """The row-scan tree of ``puzzle``: which placements fit a cell given what is placed around it."""
+
+    def __init__(self, puzzle: Puzzle):
+        self.puzzle = puzzle
+        self.n = puzzle.size
+        self.near = [[puzzle.neighbour(c, s) for s in range(4)] for c in range(self.n)]
+        self.fits = [[(t, tuple(puzzle.tiles[t].rotated(r))) for t in range(self.n)
+                      for r in puzzle.allowed_rotations(t) if puzzle.fits_frame(t, c, r)] for c in range(self.n)]
+
+    def candidates(self, cell: int, placed: Placed, used: set[int]) -> list[tuple[int, tuple[int, ...]]]:
+        asks = [(s, placed[y][(s + 2) % 4]) for s, y in enumerate(self.near[cell]) if y is not None and y in placed]
+        match = self.puzzle.matches
+        return [(t, e) for t, e in self.fits[cell] if t not in used and all(match(e[s], x) for s, x in asks)]
+
+    def frontier(self, placed: Placed) -> list[int]:
+        return sorted({y for c in placed for y in self.near[c] if y is not None and y not in placed})
+
+
+def fc(tree: Tree, placed: Placed, used: set[int]) -> bool:
+    return all(tree.candidates(c, placed, used) for c in tree.frontier(placed))
+
+
+def match(tree: Tree, placed: Placed, used: set[int]) -> bool:
+    domains = [sorted({t for t, _ in tree.candidates(c, placed, used)}) for c in tree.frontier(placed)]
+    owner: dict[int, int] = {}
+
+    def augment(k: int, seen: set[int]) -> bool:
+        for t in domains[k]:
+            if t not in seen:
+                seen.add(t)
+                if t not in owner or augment(owner[t], seen):
+                    owner[t] = k
+                    return True
+        return False
+
+    return all(augment(k, set()) for k in sorted(range(len(domains)), key=lambda k: len(domains[k])))
+
+
+def _rest_of_row(tree: Tree, placed: Placed) -> list[int]:
+    first = next((c for c in range(tree.n) if c not in placed), None)
+    if first is None:
+        return []
+    width = tree.puzzle.width
+    return list(range(first, (first // width + 1) * width))
+
+
+def rowdp(tree: Tree, placed: Placed, used: set[int]) -> bool:
+    cells = _rest_of_row(tree, placed)
+    ends: set | None = None  # the east labels the row's filled part can end with (None: no west neighbour)
+    for cell in cells:
+        top = tree.near[cell][0]
+        asked = placed[top][2] if top is not None else None
+        ok = set()
+        for t, e in tree.fits[cell]:
+            if t in used or (asked is not None and not tree.puzzle.matches(e[0], asked)):
+                continue
+            west = tree.near[cell][3]
+            if ends is None and west is not None and west in placed and not tree.puzzle.matches(e[3], placed[west][1]):
+                continue
+            if ends is not None and not any(tree.puzzle.matches(e[3], x) for x in ends):
+                continue
+            ok.add(e[1])
+        if not ok:
+            return False
+        ends = ok
+    return True
+
+
+def row(tree: Tree, placed: Placed, used: set[int]) -> bool:
+    cells = _rest_of_row(tree, placed)
+    placed, used = dict(placed), set(used)
+
+    def fill(k: int) -> bool:
+        if k == len(cells):
+            return True
+        for t, e in tree.candidates(cells[k], placed, used):
+            placed[cells[k]] = e
+            used.add(t)
+            found = fill(k + 1)
+            del placed[cells[k]]
+            used.discard(t)
+            if found:
+                return True
+        return False
+
+    return fill(0)
+
+
+CHECKS: dict[str, Callable[[Tree, Placed, set[int]], bool]] = {"fc": fc, "match": match, "rowdp": rowdp, "row": row}
+
+
+def probe(tree: Tree, rng: random.Random, checks: list[str], sums: dict[str, float]) -> None:
+    """One probe: adds each depth's weight to the plain tree and to every check whose path is still alive."""
+    placed: Placed = {}
+    used: set[int] = set()
+    alive = dict.fromkeys(checks, True)
+    weight = 1.0
+    for cell in range(tree.n):
+        children = tree.candidates(cell, placed, used)
+        if not children:
+            return
+        weight *= len(children)
+        tile, edges = rng.choice(children)
+        placed[cell] = edges
+        used.add(tile)
+        sums["plain"] += weight
+        for name in checks:
+            if alive[name]:
+                sums[name] += weight
+                alive[name] = CHECKS[name](tree, placed, used)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", default="6x6c6,7x7c7,8x8c8")
+    parser.add_argument("--seeds", default="1-2")
+    parser.add_argument("--probes", type=int, default=3000)
+    parser.add_argument("--checks", default=",".join(CHECKS))
+    args = parser.parse_args()
+    checks = args.checks.split(",")
+    unknown = [c for c in checks if c not in CHECKS]
+    if unknown:
+        parser.error(f"unknown checks {unknown}; choose from {','.join(CHECKS)}")
+    batches = 10
+    print(f"{'case':10} {'seed':>4} {'plain tree':>11}  " + "  ".join(f"{c + ' share':>18}" for c in checks))
+    for n, inner in parse_cases(args.cases):
+        for seed in parse_seeds(args.seeds):
+            rim = math.isqrt(n) + 1
+            puzzle = generate(GeneratorSpec(n, n, framed=True, border_colours=rim, inner_colours=inner, seed=seed))[0]
+            tree, rng = Tree(puzzle), random.Random(seed)
+            per = max(args.probes // batches, 1)
+            shares: dict[str, list[float]] = {c: [] for c in checks}
+            plain = []
+            for _ in range(batches):
+                sums = dict.fromkeys(["plain", *checks], 0.0)
+                for _ in range(per):
+                    probe(tree, rng, checks, sums)
+                plain.append(sums["plain"] / per)
+                for c in checks:
+                    shares[c].append(sums[c] / sums["plain"])
+            cells = "  ".join(f"{statistics.mean(s):6.3f} ({min(s):.2f}-{max(s):.2f})" for s in shares.values())
+            print(f"{case_name(n, inner):10} {seed:>4} {statistics.mean(plain):11.2e}  {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
