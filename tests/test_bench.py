@@ -322,6 +322,23 @@ def test_choosers_are_measured_against_the_virtual_best_and_the_best_single_back
     assert "| auto | 2.070 | 1.700 | 1.22x | f 3x3 |" in markdown(summarise(session, runs))
 
 
+@pytest.mark.parametrize("times, single", [((None, None, None), "none solved"), ((0.5, 0.5, 0.7), "a = b")])
+def test_the_best_single_backend_of_a_class_is_never_a_tie_broken_by_name(times, single):
+    """A class nobody solved has no best single backend; backends tied at the best all are it."""
+    from edgematch.bench.store import Session
+    from edgematch.bench.suite import parse_suite
+
+    suite = parse_suite('backends = ["a", "b", "auto"]\ntimeout = 10\nseeds = [1]\n'
+                        '[[family]]\nname = "f"\nsizes = [3]\n')
+    runs = [run("f/3x3/seed1", backend, task="first", time=t) if t is not None else
+            run("f/3x3/seed1", backend, task="first", status="timeout", category="timeout", time=10.0)
+            for backend, t in zip(("a", "b", "auto"), times, strict=True)]
+    session = Session(1, "2026-01-01", None, "finished", 1.0, suite, "test", 1, {}, len(runs))
+    (auto,) = summarise(session, runs).against()
+    assert auto.worst_class == ("f", "3x3") and auto.single == single
+    assert f"| {single} (" in markdown(summarise(session, runs))
+
+
 def test_choosers_per_family_show_the_worst_family_and_instance():
     from edgematch.bench.store import Session
     from edgematch.bench.suite import parse_suite

@@ -260,6 +260,14 @@ def test_each_rule_names_the_fastest_backend_of_another_family_as_its_second_opi
     assert policy.confirm_backend(puzzle, "first") == "sat"
 
 
+def test_a_backend_that_answered_nothing_is_never_the_second_opinion():
+    suite = parse_suite('backends = ["native", "cpsat", "sat"]\ntimeout = 10\nseeds = [1]\n'
+                        '[[family]]\nname = "framed"\nsizes = [4]\nframed = true\n')
+    seconds = {"native": 0.02, "cpsat": None, "sat": None}
+    rules = derive([(session(suite), [record(i, b, s) for i in suite.instances for b, s in seconds.items()])])
+    assert rules and all(r["backend"] == "native" and "confirm" not in r for r in rules)
+
+
 def test_portfolio_rules_are_passed_over_on_one_usable_core(monkeypatch):
     import edgematch.solvers.processes as processes
 

@@ -210,12 +210,14 @@ def _choose_best(runs: list[RunRecord], limits: set[float] | None = None, regime
 
 def _second_opinion(runs: list[RunRecord], cutoff: float, choice: str) -> str | None:
     """The backend of lowest PAR2 whose family is none of the choice's (``--confirm`` asks it), over the
-    instances some backend solved; None when no other family ran."""
+    instances some backend solved; None when no backend of another family answered any of them (one that only
+    timed out could never confirm an answer)."""
     chosen = {family(member) for member in choice.removeprefix("portfolio:").split("+")}
     solved = {r.instance for r in runs if r.solved}
+    answered = {r.backend for r in runs if r.solved}
     totals: dict[str, float] = defaultdict(float)
     for run in runs:
-        if run.instance in solved and family(run.backend) not in chosen:
+        if run.instance in solved and run.backend in answered and family(run.backend) not in chosen:
             totals[run.backend] += score(run, cutoff)
     return min(totals, key=lambda b: (totals[b], b)) if totals else None
 

@@ -181,7 +181,7 @@ class Against:
     best_total: float
     worst_class: tuple[str, str]
     worst_total: float
-    single: str            # the best single backend in that class
+    single: str            # the best single backend in that class ("a = b" when tied; "none solved")
     single_total: float
 
     @property
@@ -256,7 +256,10 @@ class Summary:
                 rivals = [(self.by_class[family, size, b].total_time, b) for b in singles
                           if (family, size, b) in self.by_class]
                 if st and rivals:
-                    single_total, single = min(rivals)
+                    single_total = min(total for total, _ in rivals)
+                    tied = [b for total, b in rivals if total == single_total]
+                    solved = any(self.by_class[family, size, b].solved for b in tied)
+                    single = " = ".join(tied) if solved else "none solved"  # never a tie broken by name
                     ratio = st.total_time / single_total if single_total else math.inf
                     ratios.append((ratio, (family, size), st.total_time, single, single_total))
             _, where, total, single, single_total = max(ratios)
