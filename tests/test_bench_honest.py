@@ -87,6 +87,18 @@ def test_a_backend_that_cannot_answer_a_family_is_skipped_before_running(suite_f
     assert row["planned"] == row["stored"] == 3 and row["unanswered"] == session.environment["unanswered"]
 
 
+def test_colours_from_the_command_line_say_which_families_they_change(suite_file):
+    """--colours is for every family: a family with colours of its own, or a preset's, hears it changed."""
+    result = cli("bench", suite_file, "--sizes", "3", "--colours", "4", "--families", "small", "--no-report")
+    assert result.exit_code == 0, result.output
+    assert "note: --colours: family small now 4 colours (the suite has 3)\n" in result.output
+    same = cli("bench", suite_file, "--sizes", "3", "--colours", "3", "--families", "small", "--no-report")
+    assert same.exit_code == 0 and "--colours:" not in same.output
+    from edgematch.bench.suite import Overrides
+    (line,) = Overrides(colours="6").changes({"family": [{"name": "e2-best", "like": "e2", "sizes": [5]}]})
+    assert line == "--colours: family e2-best now 6 inner colours (the suite has the e2 preset's)"
+
+
 def test_a_suite_whose_backends_answer_none_of_its_tasks_is_refused(tmp_path):
     result = cli("bench", "smoke", "-b", "cpsat:table", "--task", "best", "--db", tmp_path / "b.sqlite")
     assert result.exit_code == 2

@@ -234,28 +234,45 @@ class Overrides:
                 if getattr(self, "colours" if key == "inner_colours" else key) not in ((), None)}
 
     def changes(self, data: dict[str, Any]) -> list[str]:
-        """One line per family of the suite's TOML ``data`` whose sizes ``--sizes`` replaces (the option is for
-        every family, as its help says; a user who sized the suite's families apart should hear it), a best
-        family's line saying what small boards do to its scores."""
+        """One line per family of the suite's TOML ``data`` whose sizes ``--sizes`` or whose colours ``--colours``
+        replaces (the options are for every family, as their help says; a user who set the suite's families
+        apart should hear it), a best family's line saying what small boards do to its scores."""
         families = data.get("family")
-        if not self.sizes or not isinstance(families, list):
+        if not (self.sizes or self.colours is not None) or not isinstance(families, list):
             return []
         lines = []
         now = [_shown_size(_number(s)) for s in self.sizes]
         for family in families:
             if not isinstance(family, dict) or self.families and family.get("name") not in self.families:
                 continue
-            was = family.get("sizes")
-            before = [_shown_size(v) for v in was] if isinstance(was, list) else [str(was)]
-            if before == now:
-                continue
-            task = self.task or family.get("task") or data.get("task")
-            why = ("; a best family: on smaller boards more runs reach the maximum score, and scores then tell "
-                   "backends apart less (--families leaves it out)") if task == "best" and min(_tiles(s) for s in now) \
-                < min((_tiles(s) for s in before), default=0) else ""
-            lines.append(f"--sizes: family {family.get('name')} now {', '.join(now)} (the suite has "
-                         f"{', '.join(before)}{why})")
+            lines += self._size_change(family, data, now) + self._colour_change(family)
         return lines
+
+    def _size_change(self, family: dict[str, Any], data: dict[str, Any], now: list[str]) -> list[str]:
+        if not self.sizes:
+            return []
+        was = family.get("sizes")
+        before = [_shown_size(v) for v in was] if isinstance(was, list) else [str(was)]
+        if before == now:
+            return []
+        task = self.task or family.get("task") or data.get("task")
+        why = ("; a best family: on smaller boards more runs reach the maximum score, and scores then tell "
+               "backends apart less (--families leaves it out)") if task == "best" and min(_tiles(s) for s in now) \
+            < min((_tiles(s) for s in before), default=0) else ""
+        return [f"--sizes: family {family.get('name')} now {', '.join(now)} (the suite has {', '.join(before)}{why})"]
+
+    def _colour_change(self, family: dict[str, Any]) -> list[str]:
+        if self.colours is None:
+            return []
+        like = family.get("like")
+        framed = family.get("framed", isinstance(like, str) and like in FRAMED_FAMILIES)
+        was = family.get("inner_colours", family.get("colours")) if framed else family.get("colours")
+        if was is not None and str(was) == str(self.colours):
+            return []
+        before = (str(was) if was is not None else f"the {like} preset's" if isinstance(like, str)
+                  else "the generator's default")
+        return [f"--colours: family {family.get('name')} now {self.colours} {'inner ' if framed else ''}colours "
+                f"(the suite has {before})"]
 
     def apply(self, data: dict[str, Any]) -> dict[str, Any]:
         """The suite's TOML data with these settings in place (checked afterwards like the file's own)."""
