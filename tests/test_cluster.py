@@ -192,3 +192,22 @@ def test_solve_all_cluster_on_the_command_line(tmp_path):
     puzzle = edgematch.read_puzzle(hunde)
     assert alone.returncode == 0 and one["status"] == "solved"
     assert edgematch.check(puzzle, edgematch.Solution.from_pairs(puzzle, [tuple(c) for c in one["solutions"][0]])).ok
+
+
+def test_a_local_cluster_says_nothing_on_stderr_when_another_holds_dasks_port(tmp_path):
+    """Dask's default dashboard port (8787) taken by another program: the count still prints only its answer
+    (Dask warned on stderr when the local cluster asked for that port)."""
+    import socket
+
+    hunde = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")
+    script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
+    with socket.socket() as holder:
+        try:
+            holder.bind(("", 8787))
+        except OSError:
+            pass  # something holds it already: the case this test is about
+        holder.listen()
+        done = subprocess.run([sys.executable, "-c", script, "count", hunde, "--cluster", "local:2", "--json"],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["count"] == 16
+    assert done.stderr == ""
