@@ -223,6 +223,13 @@ def test_cubes_belong_to_a_first_solution():
         get_backend("sat").run(HARD, Task("count", 1, cluster="local:2"))
 
 
+def test_a_count_on_more_workers_says_one_solver_counted():
+    """Cubes answer a first solution only: a SAT count asked for 2 workers counts with one and says so."""
+    result = edgematch.count("examples/insects.em", backend="sat", workers=2, distinct=True)
+    assert (result.count, result.distinct) == (4, 1)
+    assert result.options["workers"].startswith("1 (one solver enumerates; 2 asked")
+
+
 def test_the_command_line_says_one_line_for_a_bad_value():
     out = CliRunner().invoke(load_commands(), ["solve", "examples/insects.em", "-b", "sat", "-O", "cubes=many"])
     assert out.exit_code == 2

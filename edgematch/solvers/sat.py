@@ -156,7 +156,8 @@ class SatBackend(Backend):
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
             counters={**got.stats, **got.enc_stats, "boards": len(boards), **got.cube_stats},
             options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS},
-                     **({"cubes": cubes, "workers": task.workers} if cubes is not None else {})},
+                     **({"cubes": cubes, "workers": task.workers} if cubes is not None else
+                        {"workers": f"1 (one solver enumerates; {task.workers} asked)"} if task.workers > 1 else {})},
             message=got.message or stopped,
         )
         if stopped == "error":
