@@ -371,3 +371,36 @@ def test_bench_confirm_needs_two_families_and_fails_on_an_answer_one_family_gave
                 "--no-report")
     assert alone.exit_code == 1 and "UNCONFIRMED framed/4x4/seed1 (count)" in alone.output
     assert "0 of 1 counts and \"no solution\" answers (✓ in the runs table); 1 rest on" in alone.output
+
+
+def test_a_backend_named_with_options_is_a_backend_of_its_own(tmp_path):
+    """``native@match=on`` beside ``native``: runs with the options, stored and reported under that name, of
+    native's family (no second opinion for native), and left out of the policy (auto runs names as they are)."""
+    from edgematch.bench.policy import load_sessions
+    from edgematch.solvers.confirm import family
+
+    db = tmp_path / "b.sqlite"
+    result = cli("bench", "smoke", "--backends", "native,native@match=on@order=dynamic", "--sizes", "3",
+                 "--seeds", "1", "--db", db, "--no-report")
+    assert result.exit_code == 0, result.output
+    with Store(db) as store:
+        runs = store.runs(1)
+        (session, kept), = load_sessions(store, [1])
+    mine = [r for r in runs if r.backend == "native@match=on@order=dynamic"]
+    assert mine and all(r.category == "correct" for r in mine)
+    assert all(r.options["match"] == "on" and r.options["order"] == "dynamic" for r in mine)
+    assert all(r.options.get("match", "off") == "off" for r in runs if r.backend == "native")
+    assert family("native@match=on@order=dynamic") == "native"
+    assert {r.backend for r in kept} == {"native"}
+
+
+@pytest.mark.parametrize("backend, says", [
+    ("native@bogus=1", "native backend: unknown option(s) bogus; known: order"),
+    ("native@fc", "write its options as NAME@KEY=VALUE"),
+    ("native@fc=maybe", "backend native@fc=maybe: option fc: expected on/off, got 'maybe'"),
+])
+def test_a_backend_option_it_does_not_take_is_one_line_before_any_run(tmp_path, backend, says):
+    db = tmp_path / "b.sqlite"
+    result = cli("bench", "smoke", "--backends", backend, "--db", db, "--no-report")
+    assert result.exit_code == 2 and says in result.output and "Traceback" not in result.output
+    assert not db.exists()

@@ -279,7 +279,7 @@ def test_ctrl_c_stops_every_chain_and_keeps_the_best_board(tmp_path, where, proc
 def client():
     """Two worker threads in this process: fast to start; each task still runs its chain in a child process."""
     distributed = pytest.importorskip("dask.distributed")
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with local, distributed.Client(local) as c:
         yield c
 

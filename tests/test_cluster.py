@@ -26,7 +26,7 @@ psutil = pytest.importorskip("psutil")
 @pytest.fixture(scope="module")
 def client():
     """Two worker threads in this process: fast to start, the same task code as worker processes."""
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with local, distributed.Client(local) as c:
         yield c
 
@@ -143,7 +143,7 @@ def test_a_bench_session_on_a_cluster_stores_exactly_its_plan_even_when_a_worker
         puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=seed))
         edgematch.write_puzzle(puzzle, folder / f"b{seed}.em")
     suite = load_suite(folder, Overrides(backends=("native",), task="count", timeout=60))
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     killed = []
     with local, distributed.Client(local) as c, Store(tmp_path / "bench.sqlite") as store:
         pids = c.run(os.getpid)  # worker address -> pid
@@ -197,15 +197,14 @@ def test_solve_all_cluster_on_the_command_line(tmp_path):
 def test_a_local_cluster_says_nothing_on_stderr_when_another_holds_dasks_port(tmp_path):
     """Dask's default dashboard port (8787) taken by another program: the count still prints only its answer
     (Dask warned on stderr when the local cluster asked for that port)."""
+    import contextlib
     import socket
 
     hunde = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")
     script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
     with socket.socket() as holder:
-        try:
+        with contextlib.suppress(OSError):  # something holds it already: the case this test is about
             holder.bind(("", 8787))
-        except OSError:
-            pass  # something holds it already: the case this test is about
         holder.listen()
         done = subprocess.run([sys.executable, "-c", script, "count", hunde, "--cluster", "local:2", "--json"],
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)

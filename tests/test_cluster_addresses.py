@@ -150,7 +150,7 @@ def test_a_reply_that_is_not_dask_is_no_memory_error():
 def test_a_real_scheduler_is_reached_and_a_worker_is_told_apart():
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         assert reach_problem(local.scheduler_address) is None
         worker = next(iter(local.workers.values())).address
         assert "a Dask Worker answers there" in reach_problem(worker)

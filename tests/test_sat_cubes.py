@@ -149,7 +149,7 @@ def test_no_cube_is_lost_by_ordering():
 def client():
     """Two worker threads in this process: fast to start, the same task code as worker processes."""
     distributed = pytest.importorskip("dask.distributed")
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with local, distributed.Client(local) as c:
         yield c
 

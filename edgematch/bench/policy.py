@@ -226,12 +226,13 @@ def load_sessions(store: Store, session_ids: list[int]) -> list[tuple[Session, l
     """The sessions and their runs (repeats collapsed to each cell's median run), read once for the policy and
     its per-family figures. The rules pool runs by instance name across sessions, so sessions in which one
     name stands for different puzzles (their fingerprints differ) are refused: pooling them would score one
-    puzzle's times against another's."""
+    puzzle's times against another's. Runs of backends named with options (``native@fc=on``: a bench's
+    experiments) are left out: a rule names a backend ``auto`` runs as it is."""
     sessions = []
     seen: dict[str, tuple[str, int]] = {}
     for number in session_ids:
         session = store.session(number)
-        runs = cells(store.runs(number), session.suite.timeout)[0]
+        runs = [r for r in cells(store.runs(number), session.suite.timeout)[0] if "@" not in r.backend]
         for run in runs:
             if not run.fingerprint:
                 continue

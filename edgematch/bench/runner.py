@@ -160,15 +160,15 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
     os.dup2(capture, 2)
     sys.stdout = sys.stderr = open(capture, "w", buffering=1, closefd=False)  # noqa: SIM115  (the child's life)
     try:
-        from edgematch.solvers.base import Task, get_backend
+        from edgematch.solvers.base import Task, with_spec
 
         puzzle = instance.puzzle()
-        chosen = get_backend(backend)
-        chosen.warm_up()
         question = task if task in ("first", "count", "best") else "first"
+        chosen, asked = with_spec(backend, Task(question=question, time_limit=timeout, distinct=task == "count"))
+        chosen.warm_up()
         cpu = _cpu_now()
         started = time.perf_counter()
-        result = chosen.run(puzzle, Task(question=question, time_limit=timeout, distinct=task == "count"))
+        result = chosen.run(puzzle, asked)
         took = time.perf_counter() - started
         cpu = _cpu_now() - cpu
         best = {"score": result.score, "max_score": puzzle.seam_count,

@@ -21,7 +21,7 @@ from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, POLL_SECONDS,
 from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.errors import MissingDependencyError, UsageError
-from edgematch.solvers.base import Task, get_backend
+from edgematch.solvers.base import Task, get_backend, split_options, with_spec
 from edgematch.solvers.processes import sigint
 
 
@@ -163,7 +163,7 @@ def check_backends(suite: Suite) -> dict[str, str]:
     skipped: dict[str, str] = {}
     for name in suite.backends:
         try:
-            get_backend(name).warm_up()
+            get_backend(split_options(name)[0]).warm_up()
         except MissingDependencyError as exc:
             skipped[name] = str(exc)
     if skipped and len(skipped) == len(suite.backends):
@@ -194,14 +194,25 @@ class Unanswered:
 
 def refusal(backend: str, task: str, timeout: float) -> str | None:
     """Why ``backend`` cannot answer a bench run of ``task`` (asked as the run's child asks it), or None. A
-    missing library is not a refusal here (:func:`check_backends` names it with the extra to install)."""
+    missing library is not a refusal here (:func:`check_backends` names it with the extra to install). A
+    backend named with options (``native@fc=on``) answers a 2x2 board first, so a value it does not take is
+    one line (UsageError) before the bench starts, not an error in every run."""
     question = task if task in ("first", "count", "best") else "first"
     try:
-        return get_backend(backend).refusal(Task(question=question, time_limit=timeout, distinct=task == "count"))
+        chosen, asked = with_spec(backend, Task(question=question, time_limit=timeout, distinct=task == "count"))
+        problem = chosen.refusal(asked)
     except MissingDependencyError:
         return None
     except UsageError as exc:
         return str(exc)
+    if problem is None and asked.options:
+        from edgematch.core.generator import GeneratorSpec, generate
+
+        try:
+            chosen.run(generate(GeneratorSpec(2, 2, colours=2, seed=1))[0], replace(asked, time_limit=5.0))
+        except UsageError as exc:
+            raise UsageError(f"backend {backend}: {exc}") from None
+    return problem
 
 
 def answerable(suite: Suite) -> tuple[Suite, list[Unanswered]]:

@@ -19,7 +19,7 @@ Suite file::
     task = "first"            # first | count | best
     timeout = 20.0            # seconds per run
     seeds = [1, 2, 3]
-    backends = ["native", "cpsat"]
+    backends = ["native", "cpsat", "native@order=dynamic@match=on"]  # options after @: one backend each
     [[family]]
     name = "framed"
     sizes = [4, 5, 6]         # square boards (or "6x4" strings)
@@ -45,7 +45,10 @@ Suite file::
 :func:`edgematch.best`): every run that returns a board counts, proven optimal or not, and reports show
 scores, never PAR2 times. A family's ``task``, ``timeout`` and ``backends`` let one suite hold a small best
 family beside its first-solution families; each instance carries them (:class:`Instance`), and ``--task``,
-``--timeout`` and ``--backends`` on the command line replace them with the suite's.
+``--timeout`` and ``--backends`` on the command line replace them with the suite's. A backend named with
+options (``native@order=dynamic@match=on``) is a backend of its own in the runs and reports, so one session
+measures a search with and without them; its option names are checked when the suite loads, their values by
+a 2x2 board before the bench starts; the policy leaves such runs out (``auto`` runs backends as they are).
 
 Every value is checked when the suite loads, and a bad one is named with its file and line: ``timeout`` is
 a finite number of seconds up to ``MAX_TIME_LIMIT`` (10,000,000), backends are known names, sizes and

@@ -528,22 +528,10 @@ def write_reproducer(outcome: Outcome, out: Path) -> Path:
 
 # ----- running: forked workers, one call at a time each ------------------------------------------------
 
-def with_options(name: str) -> tuple[str, dict[str, str]]:
-    """A backend as xcheck names it, split: ``native@order=dynamic@fc=on`` -> ("native", {"order": "dynamic",
-    "fc": "on"}), so one run can cross-check a backend with and without its options."""
-    backend, *given = name.split("@")
-    options = {}
-    for item in given:
-        key, eq, value = item.partition("=")
-        if not key.strip() or not eq:
-            raise UsageError(f"backend {name}: write its options as NAME@KEY=VALUE@KEY=VALUE, got {item!r}")
-        options[key.strip()] = value.strip()
-    return backend, options
-
-
 def _call(puzzle: Puzzle, backend: str, per_call: float) -> Answer:
     """One count with distinct=True on one backend (or the brute-force reference), never raising."""
     from edgematch.solvers.api import count
+    from edgematch.solvers.base import split_options
 
     start = time.perf_counter()
     if backend == REFERENCE:
@@ -554,7 +542,7 @@ def _call(puzzle: Puzzle, backend: str, per_call: float) -> Answer:
         return Answer(backend, "solved" if found.raw else "unsat", found.raw, found.distinct,
                       time.perf_counter() - start)
     try:
-        name, options = with_options(backend)
+        name, options = split_options(backend)
         result = count(puzzle, distinct=True, backend=name, time_limit=per_call, **options)
     except UsageError as exc:
         return Answer(backend, "error", seconds=time.perf_counter() - start, message=str(exc), refused=True)
@@ -638,7 +626,7 @@ def run_xcheck(
     ``time_limit`` seconds (puzzles unfinished then are left out); Ctrl-C ends the run with the figures so far
     (``stopped`` says why). ``watch`` is called after every checked puzzle."""
     from edgematch.solvers.api import max_workers, seconds_problem
-    from edgematch.solvers.base import get_backend
+    from edgematch.solvers.base import get_backend, split_options
 
     names = tuple(dict.fromkeys(backends))
     if not names:
@@ -658,7 +646,7 @@ def run_xcheck(
             if name == REFERENCE:
                 raise UsageError(f"{REFERENCE} is the reference, not a backend (it runs on boards of up to "
                                  f"{MAX_CELLS} cells unless reference=False)")
-            get_backend(with_options(name)[0]).warm_up()  # unknown names and missing libraries fail here
+            get_backend(split_options(name)[0]).warm_up()  # unknown names and missing libraries fail here
         workers = [_Worker() for _ in range(jobs)]
         _probe(workers, names, per_call)
         _drive(iter(cases), names, workers, report, per_call, reference, started, time_limit, out, watch)

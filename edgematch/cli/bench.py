@@ -162,7 +162,8 @@ def bench(
                                           autocompletion=complete_target)]
     = "default",
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends "
-                                                 "(e.g. native,cpsat,sat:cadical195), replacing the suite's.")] = None,
+                                                 "(e.g. native,cpsat,sat:cadical195), replacing the suite's; "
+                                                 "options after @: native@order=dynamic@fc=on.")] = None,
     sizes: Annotated[str | None, typer.Option(help="Board sizes for every family, e.g. 4,5,6 or 6x4.")] = None,
     colours: Annotated[str | None, typer.Option(help="Colours for every family (framed: inner colours); "
                                                 "a number or size, size-2, size+1.")] = None,

@@ -337,18 +337,45 @@ def unknown_backend(spec: str) -> str:
     return f"unknown backend {spec!r}; valid backends: {', '.join(valid)}{hint}"
 
 
+def split_options(spec: str) -> tuple[str, dict[str, str]]:
+    """A backend named with its options, as a bench suite or xcheck names it, split: ``native@order=dynamic@fc=on``
+    -> ("native", {"order": "dynamic", "fc": "on"}), so one session can measure a backend with and without them."""
+    backend, *given = spec.split("@")
+    options = {}
+    for item in given:
+        key, eq, value = item.partition("=")
+        if not key.strip() or not eq:
+            raise UsageError(f"backend {spec}: write its options as NAME@KEY=VALUE@KEY=VALUE, got {item!r}")
+        options[key.strip()] = value.strip()
+    return backend, options
+
+
+def with_spec(spec: str, task: Task) -> tuple[Backend, Task]:
+    """The backend ``spec`` names (options included, see :func:`split_options`) and ``task`` with them."""
+    name, options = split_options(spec)
+    return get_backend(name), replace(task, options={**task.options, **options})
+
+
 def backend_problem(spec: str) -> str | None:
-    """Why ``spec`` (as a suite or a policy file names a backend, a portfolio's members included) is not a
-    backend this edgematch knows, else None. One known but not installed here is fine: the bench names the
-    extra to install, and ``auto`` passes over it."""
+    """Why ``spec`` (as a suite or a policy file names a backend, a portfolio's members included, options
+    after ``@``) is not a backend this edgematch knows, or names an option it does not take, else None. One
+    known but not installed here is fine: the bench names the extra to install, and ``auto`` passes over it."""
+    try:
+        spec, options = split_options(spec)
+    except UsageError as exc:
+        return str(exc)
     name, _, sub = spec.partition(":")
     for one in (sub.split("+") if name == "portfolio" and sub else [spec]):
         try:
-            get_backend(one)
+            backend = get_backend(one)
         except MissingDependencyError:
             continue
         except EdgematchError as exc:
             return str(exc)
+        unknown = sorted(set(options) - set(backend.options))
+        if unknown:
+            return (f"{backend.full_name} backend: unknown option(s) {', '.join(unknown)}; known: "
+                    f"{', '.join(backend.options) or 'none'}")
     return None
 
 

@@ -33,8 +33,8 @@ SECOND_OPINION: dict[str, tuple[str, ...]] = {
 
 def family(backend: str) -> str:
     """The family of a backend name or of a result's ``backend`` (``auto(portfolio(native:restarts))``:
-    the member that answered is the innermost name)."""
-    names = re.findall(r"[\w:+]+", backend)
+    the member that answered is the innermost name; a bench's ``native@fc=on``: native)."""
+    names = re.findall(r"[\w:+]+", backend.partition("@")[0])
     innermost = names[-1] if names else backend
     return innermost.partition(":")[0]
 
