@@ -102,6 +102,38 @@ def rowdp(tree: Tree, placed: Placed, used: set[int]) -> bool:
     return True
 
 
+def rows2dp(tree: Tree, placed: Placed, used: set[int]) -> bool:
+    """The rest of the current row and the whole next row can be filled, free tiles reusable: a pass over
+    the two rows' columns whose state is the labels the two cells of a column show east."""
+    cells = _rest_of_row(tree, placed)
+    if not cells:
+        return True
+    width, match_ = tree.puzzle.width, tree.puzzle.matches
+    row_start = cells[0] - cells[0] % width
+    below = row_start + width
+    if below >= tree.n:
+        return rowdp(tree, placed, used)
+
+    def options(cell: int, top: int | None, west: int | None) -> list[tuple[int, ...]]:
+        return [e for t, e in tree.fits[cell] if t not in used and (top is None or match_(e[0], top))
+                and (west is None or match_(e[3], west))]
+
+    states: set[tuple[int | None, int | None]] = {(None, None)}  # east labels of the column's two cells
+    for x in range(width):
+        upper, lower = row_start + x, below + x
+        above = placed[upper - width][2] if upper - width >= 0 else None
+        new: set[tuple[int | None, int | None]] = set()
+        for east_up, east_low in states:
+            ups = [placed[upper]] if upper in placed else options(upper, above, east_up)
+            for up in ups:
+                for low in options(lower, up[2], east_low):
+                    new.add((up[1], low[1]))
+        if not new:
+            return False
+        states = new
+    return True
+
+
 def row(tree: Tree, placed: Placed, used: set[int]) -> bool:
     cells = _rest_of_row(tree, placed)
     placed, used = dict(placed), set(used)
@@ -122,7 +154,8 @@ def row(tree: Tree, placed: Placed, used: set[int]) -> bool:
     return fill(0)
 
 
-CHECKS: dict[str, Callable[[Tree, Placed, set[int]], bool]] = {"fc": fc, "match": match, "rowdp": rowdp, "row": row}
+CHECKS: dict[str, Callable[[Tree, Placed, set[int]], bool]] = {"fc": fc, "match": match, "rowdp": rowdp,
+                                                               "rows2dp": rows2dp, "row": row}
 
 
 def probe(tree: Tree, rng: random.Random, checks: list[str], sums: dict[str, float]) -> None:
