@@ -1,7 +1,7 @@
 """How much of the search tree would a check remove? Knuth's probes, before building the check in C (issue 24).
 
 Run: python benchmarks/pruning.py [--cases 6x6c6,7x7c7,8x8c8] [--seeds 1-2] [--probes 3000]
-[--checks fc,match,rowdp,row]
+[--checks fc,match,rowdp,rows2dp,row]
 
 The tree is the plain row-scan search's over the frontier's boards (benchmarks/frontier.py: planted framed n x n,
 isqrt(n) + 1 rim colours, c inner colours), every board turn searched. A probe walks from the root choosing one
@@ -15,6 +15,7 @@ percent). The checks, each in plain Python here, independent of the C loop:
 - ``match``: those cells can take distinct free fitting tiles (a matching exists; native's ``-O match=on``);
 - ``rowdp``: the rest of the current row can be filled, tiles fitting their left and top neighbours, free
   tiles reusable across its cells (a chain relaxation: one pass over the row's cells per node);
+- ``rows2dp``: the same over the rest of the row and the whole next row (a pass over the two rows' columns);
 - ``row``: the rest of the current row can be filled with distinct free tiles (an exact look-ahead: a search).
 """
 

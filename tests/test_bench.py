@@ -155,6 +155,13 @@ def test_with_no_majority_every_complete_count_is_wrong():
     assert [r.category for r in settled] == ["wrong", "wrong"]
 
 
+def test_a_backend_with_options_does_not_outvote_another_backend():
+    """native and native@match=on share their tables: two names, one vote against cpsat's, so no majority."""
+    settled = settle([run("f/3x3/a", "native", count=12), run("f/3x3/a", "native@match=on", count=12),
+                      run("f/3x3/a", "cpsat", count=16)])
+    assert [r.category for r in settled] == ["wrong", "wrong", "wrong"]
+
+
 def test_unsat_beside_a_checked_solution_is_wrong():
     settled = settle([run("f/3x3/a", "native", task="first"), run("f/3x3/a", "sat", task="first", status="unsat")])
     assert [r.category for r in settled] == ["correct", "wrong"] and "native found a checked solution" in \
@@ -389,7 +396,7 @@ def test_a_backend_named_with_options_is_a_backend_of_its_own(tmp_path):
     mine = [r for r in runs if r.backend == "native@match=on@order=dynamic"]
     assert mine and all(r.category == "correct" for r in mine)
     assert all(r.options["match"] == "on" and r.options["order"] == "dynamic" for r in mine)
-    assert all(r.options.get("match", "off") == "off" for r in runs if r.backend == "native")
+    assert all("match" not in r.options and r.options["order"] == "row" for r in runs if r.backend == "native")
     assert family("native@match=on@order=dynamic") == "native"
     assert {r.backend for r in kept} == {"native"}
 
@@ -398,9 +405,23 @@ def test_a_backend_named_with_options_is_a_backend_of_its_own(tmp_path):
     ("native@bogus=1", "native backend: unknown option(s) bogus; known: order"),
     ("native@fc", "write its options as NAME@KEY=VALUE"),
     ("native@fc=maybe", "backend native@fc=maybe: option fc: expected on/off, got 'maybe'"),
+    ("native@fc=on@fc=off", "option fc given twice"),
+    ("portfolio:native+sat@fc=on", "a portfolio passes no options to its members"),
 ])
 def test_a_backend_option_it_does_not_take_is_one_line_before_any_run(tmp_path, backend, says):
     db = tmp_path / "b.sqlite"
     result = cli("bench", "smoke", "--backends", backend, "--db", db, "--no-report")
     assert result.exit_code == 2 and says in result.output and "Traceback" not in result.output
     assert not db.exists()
+
+
+def test_options_spelled_for_a_suite_are_no_backend_name_elsewhere():
+    """A policy file's rule runs as auto runs it, by name: ``native@fc=on`` is refused there (it would pass
+    over it silently); ``-b`` says how options are given on the command line."""
+    from edgematch.errors import UsageError
+    from edgematch.solvers.base import backend_problem, get_backend
+
+    assert backend_problem("native@fc=on", options=True) is None
+    assert "unknown backend 'native@fc=on'" in backend_problem("native@fc=on")
+    with pytest.raises(UsageError, match="-b native -O fc=on -O order=dynamic"):
+        get_backend("native@fc=on@order=dynamic")

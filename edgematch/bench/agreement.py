@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import replace
 
 from edgematch.bench.runner import RunRecord
@@ -42,8 +42,10 @@ def _disagreements(runs: list[RunRecord]) -> dict[int, str]:
             wrong[i] = f"reported unsat, but {', '.join(solvers)} found a checked solution"
     counts = [(i, r) for i, r in answered if r.task == "count" and r.status == "solved" and i not in wrong]
     if len(counts) > 1:
-        tally = Counter((r.count, r.distinct) for _, r in counts)
-        (best, votes), *rest = tally.most_common()
+        voters: dict[tuple, set[str]] = defaultdict(set)  # a backend with options (native@fc=on) votes as itself
+        for _, r in counts:
+            voters[r.count, r.distinct].add(r.backend.partition("@")[0])
+        (best, votes), *rest = sorted(((answer, len(who)) for answer, who in voters.items()), key=lambda x: -x[1])
         unanimous_or_majority = not rest or votes > rest[0][1]
         for i, run in counts:
             if not unanimous_or_majority or (run.count, run.distinct) != best:

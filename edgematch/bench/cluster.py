@@ -54,10 +54,10 @@ def run_on_worker(instance: Instance, backend: str, task: str, timeout: float, g
     Dask's worker processes are daemonic, which multiprocessing forbids children; every run's child dies with
     the thread that started it (``PR_SET_PDEATHSIG``) and leads its own process group, so the flag is lifted."""
     mp.current_process()._config["daemon"] = False  # noqa: SLF001  (see above; as edgematch.solvers.processes.start)
-    from edgematch.solvers.base import get_backend, split_options
+    from edgematch.solvers.base import backend_of
 
     with contextlib.suppress(Exception):  # the run's child loads it anyway, and files a missing library
-        get_backend(split_options(backend)[0]).warm_up()  # loaded before the fork, as the local harness does
+        backend_of(backend).warm_up()  # loaded before the fork, as the local harness does
     return run_one(instance, backend, task, timeout, grace, memory_mb), machine()
 
 

@@ -20,8 +20,8 @@ from edgematch.bench.environment import load_average
 from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, POLL_SECONDS, Running, RunRecord, start_run
 from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
-from edgematch.errors import MissingDependencyError, UsageError
-from edgematch.solvers.base import Task, get_backend, split_options, with_spec
+from edgematch.errors import EdgematchError, MissingDependencyError, UsageError
+from edgematch.solvers.base import Task, backend_of, with_spec
 from edgematch.solvers.processes import sigint
 
 
@@ -163,7 +163,7 @@ def check_backends(suite: Suite) -> dict[str, str]:
     skipped: dict[str, str] = {}
     for name in suite.backends:
         try:
-            get_backend(split_options(name)[0]).warm_up()
+            backend_of(name).warm_up()
         except MissingDependencyError as exc:
             skipped[name] = str(exc)
     if skipped and len(skipped) == len(suite.backends):
@@ -210,7 +210,7 @@ def refusal(backend: str, task: str, timeout: float) -> str | None:
 
         try:
             chosen.run(generate(GeneratorSpec(2, 2, colours=2, seed=1))[0], replace(asked, time_limit=5.0))
-        except UsageError as exc:
+        except EdgematchError as exc:
             raise UsageError(f"backend {backend}: {exc}") from None
     return problem
 

@@ -449,7 +449,7 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
         raise fail("backends", f"must be a non-empty list of backend names, got {toml_shown(backends)}")
     if check_backends:
         for name in backends:
-            problem = backend_problem(name)
+            problem = backend_problem(name, options=True)
             if problem:
                 raise fail("backends", problem, value=name)
     repeat = data.get("repeat", 1)

@@ -242,9 +242,10 @@ class Summary:
 
     def against(self) -> list[Against]:
         """For each meta backend that ran every instance: its total against the virtual best's, and the
-        size class where it did worst against the best single backend of that class."""
+        size class where it did worst against the best single backend of that class (one it could choose: a
+        backend named with options, ``native@fc=on``, is no such choice)."""
         out = []
-        singles = [b for b in self.backends if not is_meta(b)]
+        singles = [b for b in self.backends if not is_meta(b) and "@" not in b]
         everything = self.headline.get(VIRTUAL_BEST)
         for backend in (b for b in self.backends if is_meta(b)):
             mine = self.headline[backend]

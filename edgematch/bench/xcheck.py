@@ -626,7 +626,7 @@ def run_xcheck(
     ``time_limit`` seconds (puzzles unfinished then are left out); Ctrl-C ends the run with the figures so far
     (``stopped`` says why). ``watch`` is called after every checked puzzle."""
     from edgematch.solvers.api import max_workers, seconds_problem
-    from edgematch.solvers.base import get_backend, split_options
+    from edgematch.solvers.base import backend_of
 
     names = tuple(dict.fromkeys(backends))
     if not names:
@@ -646,7 +646,7 @@ def run_xcheck(
             if name == REFERENCE:
                 raise UsageError(f"{REFERENCE} is the reference, not a backend (it runs on boards of up to "
                                  f"{MAX_CELLS} cells unless reference=False)")
-            get_backend(split_options(name)[0]).warm_up()  # unknown names and missing libraries fail here
+            backend_of(name).warm_up()  # unknown names and missing libraries fail here
         workers = [_Worker() for _ in range(jobs)]
         _probe(workers, names, per_call)
         _drive(iter(cases), names, workers, report, per_call, reference, started, time_limit, out, watch)

@@ -334,6 +334,9 @@ def unknown_backend(spec: str) -> str:
             valid.append(f"{name} ({', '.join(f'{name}:{v}' for v in variants)})" if variants else name)
     close = close_backends(spec)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    if "@" in spec:  # a bench suite's spelling of options
+        name, _, options = spec.partition("@")
+        hint = f"; options are given as -O KEY=VALUE here: -b {name} -O {' -O '.join(options.split('@'))}"
     return f"unknown backend {spec!r}; valid backends: {', '.join(valid)}{hint}"
 
 
@@ -341,13 +344,20 @@ def split_options(spec: str) -> tuple[str, dict[str, str]]:
     """A backend named with its options, as a bench suite or xcheck names it, split: ``native@order=dynamic@fc=on``
     -> ("native", {"order": "dynamic", "fc": "on"}), so one session can measure a backend with and without them."""
     backend, *given = spec.split("@")
-    options = {}
+    options: dict[str, str] = {}
     for item in given:
         key, eq, value = item.partition("=")
         if not key.strip() or not eq:
             raise UsageError(f"backend {spec}: write its options as NAME@KEY=VALUE@KEY=VALUE, got {item!r}")
+        if key.strip() in options:
+            raise UsageError(f"backend {spec}: option {key.strip()} given twice")
         options[key.strip()] = value.strip()
     return backend, options
+
+
+def backend_of(spec: str) -> Backend:
+    """The backend ``spec`` names, options after ``@`` aside (to load it; :func:`with_spec` runs it with them)."""
+    return get_backend(split_options(spec)[0])
 
 
 def with_spec(spec: str, task: Task) -> tuple[Backend, Task]:
@@ -356,15 +366,20 @@ def with_spec(spec: str, task: Task) -> tuple[Backend, Task]:
     return get_backend(name), replace(task, options={**task.options, **options})
 
 
-def backend_problem(spec: str) -> str | None:
-    """Why ``spec`` (as a suite or a policy file names a backend, a portfolio's members included, options
-    after ``@``) is not a backend this edgematch knows, or names an option it does not take, else None. One
-    known but not installed here is fine: the bench names the extra to install, and ``auto`` passes over it."""
-    try:
-        spec, options = split_options(spec)
-    except UsageError as exc:
-        return str(exc)
+def backend_problem(spec: str, options: bool = False) -> str | None:
+    """Why ``spec`` (as a suite or a policy file names a backend, a portfolio's members included) is not a
+    backend this edgematch knows, else None; with ``options`` (a bench suite) it may carry options after
+    ``@``, each one the backend takes (a portfolio takes none). One known but not installed here is fine: the
+    bench names the extra to install, and ``auto`` passes over it."""
+    given: dict[str, str] = {}
+    if options:
+        try:
+            spec, given = split_options(spec)
+        except UsageError as exc:
+            return str(exc)
     name, _, sub = spec.partition(":")
+    if given and name == "portfolio":
+        return f"{spec}: a portfolio passes no options to its members; name a single backend with them"
     for one in (sub.split("+") if name == "portfolio" and sub else [spec]):
         try:
             backend = get_backend(one)
@@ -372,7 +387,7 @@ def backend_problem(spec: str) -> str | None:
             continue
         except EdgematchError as exc:
             return str(exc)
-        unknown = sorted(set(options) - set(backend.options))
+        unknown = sorted(set(given) - set(backend.options))
         if unknown:
             return (f"{backend.full_name} backend: unknown option(s) {', '.join(unknown)}; known: "
                     f"{', '.join(backend.options) or 'none'}")

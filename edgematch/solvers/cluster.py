@@ -219,8 +219,10 @@ def connected(cluster: object) -> Iterator[Any]:
     if cluster.startswith(LOCAL):
         with _quiet_client(), _deaf_children():
             local = dd.LocalCluster(n_workers=int(cluster[len(LOCAL):]), threads_per_worker=1, processes=True,
-                                    dashboard_address=":0", silence_logs=logging.ERROR)  # any free port:
-            # None means Dask's 8787, which warns on stderr when another Dask process holds it
+                                    dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                                    silence_logs=logging.ERROR)
+            # the scheduler's HTTP server on any free port, without the dashboard app: None meant Dask's 8787,
+            # which warns on stderr when another Dask process holds it
         try:
             with _quiet_client(), dd.Client(local) as client:
                 client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")

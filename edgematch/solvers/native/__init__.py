@@ -39,6 +39,7 @@ from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
+from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
@@ -138,11 +139,10 @@ class NativeBackend(Backend):
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
-            return "native backend: fc, bounds, match and order=dynamic are options of solve and count, not best"
+            return f"native backend: {PROPAGATION_NAMED} are options of solve and count, not best"
         split = task.question != "first" or self.sub == "dfs"  # several workers split the static order's tree
         if propagating and split and (task.workers > 1 or task.cluster is not None):
-            return ("native backend: fc, bounds, match and order=dynamic run in one process for count, --all and "
-                    "native:dfs "
+            return (f"native backend: {PROPAGATION_NAMED} run in one process for count, --all and native:dfs "
                     "(the split search's parts follow the static order); a first solution of native races them")
         if "memo" in task.options:
             problem = _memo_problem(task)
@@ -328,7 +328,7 @@ def _memo_problem(task: Task) -> str | None:
     if task.question != "count":
         return "native backend: memo is an option of count"
     if task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic":
-        return "native backend: memo and fc, bounds, match or order=dynamic do not go together"
+        return f"native backend: memo and {PROPAGATION_NAMED.replace(' and ', ' or ')} do not go together"
     return None
 
 

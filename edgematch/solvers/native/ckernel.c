@@ -33,7 +33,8 @@ enum { DEPTH = 0, STARTED = 1, STORED = 2 };
 enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
 enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
-/* Bumped when the signature of em_search changes; kernels.py refuses a library built from another. */
+/* Bumped when the signature of an exported loop (em_search, em_propagate, ...) changes; kernels.py refuses a
+ * library built from another. */
 EM_EXPORT int64_t em_abi_version(void) { return 5; }
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,

@@ -40,6 +40,7 @@ from edgematch.solvers.native.tables import Tables, neighbours
 
 FC, DYNAMIC, BOUNDS, MATCH = 1, 2, 4, 8  # the flags of em_propagate
 OPTIONS = ("fc", "bounds", "match")  # on/off options; the dynamic order is order=dynamic
+NAMED = ", ".join(OPTIONS) + " and order=dynamic"  # how messages name them all
 CLASSES = 5  # tile and cell classes: the number of frame sides, 0..4
 
 
@@ -64,8 +65,7 @@ class Propagation:
 def propagation(options: dict, order: str) -> Propagation:
     """The propagation asked for by the native options ``fc``, ``bounds``, ``match`` (on/off) and
     ``order=dynamic``."""
-    fc, bounds, match = (on_off(options.get(name, False), name) for name in OPTIONS)
-    return Propagation(fc=fc, dynamic=order == "dynamic", bounds=bounds, match=match)
+    return Propagation(dynamic=order == "dynamic", **{name: on_off(options.get(name, False), name) for name in OPTIONS})
 
 
 @dataclass
@@ -120,7 +120,7 @@ class PropSearch(Search):
             raise BackendError("native backend: internal error: propagation needs tables built with masks")
         lib = kernels.c_library()
         if kernels.selected() != "c" or lib is None:
-            raise BackendError("native backend: fc, bounds, match and order=dynamic run in the C kernel only "
+            raise BackendError(f"native backend: {NAMED} run in the C kernel only "
                                f"({kernels.ENV}={kernels.requested() or ''} or the C kernel is not built: "
                                f"{kernels.c_problem() or 'numba forced'})")
         P, n = tables.positions, puzzle.size
