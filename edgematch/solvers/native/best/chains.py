@@ -259,21 +259,12 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     incumbent = Incumbent.create(ctx, puzzle.size)
     live = ctx.Array("q", task.workers, lock=False)
     got = _Gathered(task, began, incumbent.write)
-    running: dict[Any, tuple[int, Any]] = {}  # receiving end -> (chain, process), while it has not ended
+    running: Running = {}
     started: list[Any] = []
     reason = ""
     try:
-        for index in range(task.workers):
-            receive, send = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_chain, daemon=True, args=(
-                send, backend, puzzle, task, index, incumbent.shared, live, index, deadline))
-            running[receive] = (index, process)
-            started.append(process)
-            try:
-                start(process)
-                adopt(process.pid)
-            finally:
-                send.close()
+        spawn(ctx, task.workers, lambda index, send: (
+            send, backend, puzzle, task, index, incumbent.shared, live, index, deadline), running, started)
         reason = _gather(running, got, live, None if deadline is None else deadline + LATE_SECONDS)
     except KeyboardInterrupt:
         reason = INTERRUPTED
@@ -296,9 +287,30 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     return merged(backend, puzzle, task, got, stopped, time.monotonic() - began, task.workers)
 
 
-def _gather(running: dict[Any, tuple[int, Any]], got: _Gathered, live: Any, until: float | None) -> str:
-    """Take the chains' messages until each has ended (``""``), one proved its board the maximum (``"proven"``)
-    or ``until`` (monotonic) passes (:data:`TIME_LIMIT`). A chain that dies is noted in ``got.lost``."""
+Running = dict[Any, tuple[int, Any]]  # a chain's receiving end -> (its index, its process), until it ends
+
+
+def spawn(ctx: Any, count: int, args: Callable[[int, Any], tuple], running: Running, started: list[Any]) -> None:
+    """Fork ``count`` chain processes, chain i running :func:`_chain` on ``args(i, its sending end)``, each in
+    its own process group and adopted (Ctrl-C and the parent's death reach it); ``running`` and ``started`` are
+    filled as they start, so a caller's clean-up sees every one even when starting is interrupted."""
+    for index in range(count):
+        receive, send = ctx.Pipe(duplex=False)
+        process = ctx.Process(target=_chain, daemon=True, args=args(index, send))
+        running[receive] = (index, process)
+        started.append(process)
+        try:
+            start(process)
+            adopt(process.pid)
+        finally:
+            send.close()
+
+
+def gather(running: Running, got: Any, on_message: Callable[[int, str, list[Any]], str],
+           refresh: Callable[[], None], until: float | None) -> str:
+    """Take the chains' messages until each has ended (``""``), ``on_message(chain, kind, payload)`` returns a
+    reason to stop, or ``until`` (monotonic) passes (:data:`TIME_LIMIT`); ``refresh`` after each round. A chain
+    ends with any message but ``improve``; one that dies is noted in ``got.lost``."""
     while running:
         now = time.monotonic()
         if until is not None and now >= until:
@@ -314,18 +326,34 @@ def _gather(running: dict[Any, tuple[int, Any]], got: _Gathered, live: Any, unti
                 process.join(timeout=1)
                 got.lost.append(f"chain {index} died (exit code {process.exitcode})")
                 continue
-            if kind == "improve":
-                got.offer(*payload)
-                continue
-            running.pop(receive)
-            receive.close()
-            if kind == "failed":
-                got.failed(index, payload[0])
-            elif got.ended(index, payload[0]):
-                return "proven"
+            if kind != "improve":
+                running.pop(receive)
+                receive.close()
+            reason = on_message(index, kind, payload)
+            if reason:
+                return reason
+        refresh()
+    return ""
+
+
+def _gather(running: Running, got: _Gathered, live: Any, until: float | None) -> str:
+    """:func:`gather` for best: better boards offered as they come; ``"proven"`` when a chain proved its board
+    the maximum."""
+
+    def on_message(index: int, kind: str, payload: list[Any]) -> str:
+        if kind == "improve":
+            got.offer(*payload)
+        elif kind == "failed":
+            got.failed(index, payload[0])
+        elif got.ended(index, payload[0]):
+            return "proven"
+        return ""
+
+    def refresh() -> None:
         got.live = dict(enumerate(live))
         got.show()
-    return ""
+
+    return gather(running, got, on_message, refresh, until)
 
 
 def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Gathered, stopped: str, seconds: float,

@@ -37,7 +37,6 @@ import contextlib
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch.core.checker import check
@@ -45,7 +44,7 @@ from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, EdgematchError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.best import chains
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, adopt, context, kill_group, start
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
 POLL_SECONDS = chains.POLL_SECONDS  # how often the parent reads the live counts and updates the progress line
@@ -117,21 +116,12 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     live = ctx.Array("q", task.workers, lock=False)  # each chain's nodes, written by its progress callback
     got = _Race(puzzle, task, began)
     plain = single(task)
-    running: dict[Any, tuple[int, Any]] = {}  # receiving end -> (chain, process), while it has not ended
+    running: chains.Running = {}
     started: list[Any] = []
     reason = ""
     try:
-        for index in range(task.workers):
-            receive, send = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=chains._chain, daemon=True, args=(  # noqa: SLF001  (the chain child)
-                send, backend, puzzle, plain, index, unused, live, index, deadline))
-            running[receive] = (index, process)
-            started.append(process)
-            try:
-                start(process)
-                adopt(process.pid)
-            finally:
-                send.close()
+        chains.spawn(ctx, task.workers, lambda index, send: (
+            send, backend, puzzle, plain, index, unused, live, index, deadline), running, started)
         reason = _gather(running, got, live, None if deadline is None else deadline + LATE_SECONDS)
     except KeyboardInterrupt:
         reason = INTERRUPTED
@@ -157,33 +147,22 @@ def _warm(backend: Backend) -> float:
     return time.perf_counter() - start_load
 
 
-def _gather(running: dict[Any, tuple[int, Any]], got: _Race, live: Any, until: float | None) -> str:
-    """Take the chains' last words until one ends the race (``"won"``), each has ended (``""``) or ``until``
-    (monotonic) passes (:data:`TIME_LIMIT`). A chain that dies is noted in ``got.lost``."""
-    while running:
-        now = time.monotonic()
-        if until is not None and now >= until:
-            return TIME_LIMIT
-        ready = wait(list(running), timeout=POLL_SECONDS if until is None else min(POLL_SECONDS, until - now))
-        for receive in ready:
-            index, process = running[receive]
-            try:
-                kind, _, *payload = receive.recv()
-            except (EOFError, OSError):
-                running.pop(receive)
-                receive.close()
-                process.join(timeout=1)
-                got.lost.append(f"chain {index} died (exit code {process.exitcode})")
-                continue
-            running.pop(receive)
-            receive.close()
-            if kind == "failed":
-                got.failed(index, payload[0])
-            elif kind == "done" and got.ended(index, payload[0]):
-                return "won"
+def _gather(running: chains.Running, got: _Race, live: Any, until: float | None) -> str:
+    """:func:`~edgematch.solvers.native.best.chains.gather` for the race: ``"won"`` when a chain's answer ends
+    it (a checked solution, or a proof that there is none)."""
+
+    def on_message(index: int, kind: str, payload: list[Any]) -> str:
+        if kind == "failed":
+            got.failed(index, payload[0])
+        elif kind == "done" and got.ended(index, payload[0]):
+            return "won"
+        return ""
+
+    def refresh() -> None:
         got.live.update((i, max(got.live.get(i, 0), int(n))) for i, n in enumerate(live))
         got.show()
-    return ""
+
+    return chains.gather(running, got, on_message, refresh, until)
 
 
 def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: float, count: int, load: float,
