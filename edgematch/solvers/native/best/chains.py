@@ -551,11 +551,14 @@ def _drain(queue: Any, got: _Gathered, puzzle: Puzzle) -> None:
             got.live[index] = values
 
 
-def _relayed(pending: dict[Any, int], queue: Any, got: _Gathered, puzzle: Puzzle, until: float | None) -> str:
-    """Take the chains' boards and results until each chain has ended (``""``), one proved its board the
-    maximum (``"proven"``) or ``until`` passes (:data:`TIME_LIMIT`)."""
+def relay(pending: dict[Any, int], got: Any, drain: Callable[[], None], verdict: str, until: float | None) -> str:
+    """Take the chains' Dask results (``pending``: future -> chain) until each has ended (``""``), one ended
+    the whole search (``got.ended`` true: ``verdict``) or ``until`` passes (:data:`TIME_LIMIT`); ``drain`` takes
+    what the chains put in their queue, before each round and before each result (its last messages went in
+    before it returned). A chain lost on the cluster is noted in ``got.lost``; one that raised a project error
+    in ``got.failed``."""
     while pending:
-        _drain(queue, got, puzzle)
+        drain()
         for future in [f for f in pending if f.done()]:
             index = pending.pop(future)
             if future.status != "finished":
@@ -566,9 +569,9 @@ def _relayed(pending: dict[Any, int], queue: Any, got: _Gathered, puzzle: Puzzle
                     got.lost.append(f"chain {index} was lost on the cluster"
                                     + (f" ({type(error).__name__}: {error})" if error is not None else ""))
                 continue
-            _drain(queue, got, puzzle)  # its last boards went into the queue before it returned
+            drain()
             if got.ended(index, future.result()):
-                return "proven"
+                return verdict
         got.show()
         now = time.monotonic()
         if until is not None and now >= until:
@@ -576,3 +579,9 @@ def _relayed(pending: dict[Any, int], queue: Any, got: _Gathered, puzzle: Puzzle
         if pending:
             time.sleep(POLL_SECONDS if until is None else max(0.0, min(POLL_SECONDS, until - now)))
     return ""
+
+
+def _relayed(pending: dict[Any, int], queue: Any, got: _Gathered, puzzle: Puzzle, until: float | None) -> str:
+    """:func:`relay` for best: better boards taken from the queue; ``"proven"`` when a chain proved its board
+    the maximum."""
+    return relay(pending, got, lambda: _drain(queue, got, puzzle), "proven", until)

@@ -41,7 +41,7 @@ from typing import Any
 
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
-from edgematch.errors import BackendError, EdgematchError, UsageError
+from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.best import chains
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
@@ -265,26 +265,6 @@ def _drain(queue: Any, got: _Race) -> None:
 
 
 def _relayed(pending: dict[Any, int], queue: Any, got: _Race, until: float | None) -> str:
-    """Take the chains' results until one ends the race (``"won"``), each has ended (``""``) or ``until``
-    passes (:data:`TIME_LIMIT`)."""
-    while pending:
-        for future in [f for f in pending if f.done()]:
-            index = pending.pop(future)
-            if future.status != "finished":
-                error = future.exception() if future.status == "error" else None
-                if isinstance(error, EdgematchError):
-                    got.failed(index, error)
-                else:
-                    got.lost.append(f"chain {index} was lost on the cluster"
-                                    + (f" ({type(error).__name__}: {error})" if error is not None else ""))
-                continue
-            if got.ended(index, future.result()):
-                return "won"
-        _drain(queue, got)
-        got.show()
-        now = time.monotonic()
-        if until is not None and now >= until:
-            return TIME_LIMIT
-        if pending:
-            time.sleep(POLL_SECONDS if until is None else max(0.0, min(POLL_SECONDS, until - now)))
-    return ""
+    """:func:`~edgematch.solvers.native.best.chains.relay` for the race: live counts from the queue; ``"won"``
+    when a chain's answer ends it."""
+    return chains.relay(pending, got, lambda: _drain(queue, got), "won", until)
