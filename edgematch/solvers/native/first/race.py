@@ -47,7 +47,6 @@ from edgematch.solvers.native.best import chains
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
-POLL_SECONDS = chains.POLL_SECONDS  # how often the parent reads the live counts and updates the progress line
 RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
 
 
