@@ -67,7 +67,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError, shown
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, stream, worker_child
 from edgematch.solvers.processes import start as start_child
 
 Placement = tuple[int, int, int]  # (cell, tile type, turn): one CNF placement variable
@@ -423,7 +423,7 @@ def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], 
             added(counters, payload[0])
             finished = payload[1]
 
-    watched(_batch_child, (puzzle, options, solver, cubes, deadline), deadline, should_stop, handle)
+    stream(_batch_child, (puzzle, options, solver, cubes, deadline), deadline, handle, should_stop)
     return board, counters, finished or board is not None
 
 
@@ -442,64 +442,6 @@ def _batch_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solv
     if board is not None:
         send(("board", tuple(board)))
     send(("done", (stats, True)))
-
-
-def watched(target: Callable[..., None], args: tuple, deadline: float | None, should_stop: Callable[[], bool],
-            handle: Callable[[tuple[str, Any]], None]) -> str:
-    """Run ``target(send, *args)`` in a forked worker child, giving each message to ``handle``, until it returns
-    (``""``), ``deadline`` (``time.monotonic()``) passes (:data:`TIME_LIMIT`) or ``should_stop()`` (asked every
-    :data:`POLL_SECONDS`) says so (``"stopped"``); the child is killed before this returns. Like
-    :func:`edgematch.solvers.processes.stream`, which has no stop question: a Dask task must also stop when
-    another one found the board. A child that dies or raises raises ChildDied (an edgematch error: itself)."""
-    ctx = context()
-    receive, send = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_watched_main, args=(target, send, args), daemon=True)
-    try:
-        start_child(process)
-        send.close()
-        while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                return TIME_LIMIT
-            if should_stop():
-                return "stopped"
-            if not receive.poll(POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
-                continue
-            try:
-                kind, payload = receive.recv()
-            except EOFError:
-                process.join(timeout=1)
-                raise ChildDied(f"a SAT cube process died (exit code {process.exitcode})") from None
-            if kind == "end":
-                return ""
-            if kind == "failed":
-                name, text, ours = payload
-                if ours is not None:
-                    raise ours
-                raise ChildDied(f"{name}: {text}")
-            handle((kind, payload))
-    finally:
-        send.close()
-        if process.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGKILL)
-            process.join(timeout=5)
-        receive.close()
-
-
-def _watched_main(target: Callable[..., None], send: Any, args: tuple) -> None:
-    from edgematch.errors import EdgematchError
-
-    worker_child()
-    try:
-        target(send.send, *args)
-        send.send(("end", None))
-    except BaseException as exc:  # noqa: BLE001  (reported to the parent, which decides)
-        ours = exc if isinstance(exc, EdgematchError | MemoryError) else None
-        try:
-            send.send(("failed", (type(exc).__name__, str(exc), ours)))
-        except Exception:  # noqa: BLE001  (an error that does not pickle: its name and text will do)
-            send.send(("failed", (type(exc).__name__, str(exc), None)))
 
 
 __all__ = ["Cube", "CubePlan", "Conquest", "conquer", "conquer_child", "cube_count", "literals", "ordered",

@@ -29,6 +29,7 @@ from edgematch.errors import BackendError, EdgematchError
 # how a streamed child ended, besides finishing: the words a Result's message carries
 TIME_LIMIT = "time limit"
 INTERRUPTED = "interrupted"
+STOP_POLL_SECONDS = 0.1  # stream with a stop question: how often it is asked
 
 
 class ChildDied(BackendError):
@@ -166,13 +167,15 @@ def _streaming(target: Callable[..., None], send: Any, args: tuple) -> None:
 
 
 def stream(target: Callable[..., None], args: tuple, deadline: float | None,
-           handle: Callable[[Any], bool | None]) -> str:
+           handle: Callable[[Any], bool | None], should_stop: Callable[[], bool] | None = None) -> str:
     """Run ``target(send, *args)`` in a forked worker child and give each message it sends to ``handle`` (which
     returns True to stop early), until the child returns, ``deadline`` (a ``time.monotonic()`` instant) passes,
-    or Ctrl-C. The child is killed before this returns, so nothing it runs (a SAT solver deaf to interrupts, a
-    model build) outlives the limit; what it sent is kept. Returns ``""`` (finished), ``"stopped"``
-    (``handle`` said so), :data:`TIME_LIMIT` or :data:`INTERRUPTED`. A child that dies or raises before
-    it finishes raises :class:`ChildDied`; an edgematch error or ``MemoryError`` the child raised is raised here."""
+    ``should_stop()`` (asked every :data:`STOP_POLL_SECONDS` when given: a Dask task stops when another found
+    the answer) says so, or Ctrl-C. The child is killed before this returns, so nothing it runs (a SAT solver
+    deaf to interrupts, a model build) outlives the limit; what it sent is kept. Returns ``""`` (finished),
+    ``"stopped"`` (``handle`` or ``should_stop`` said so), :data:`TIME_LIMIT` or :data:`INTERRUPTED`. A child
+    that dies or raises before it finishes raises :class:`ChildDied`; an edgematch error or ``MemoryError`` the
+    child raised is raised here."""
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_streaming, args=(target, send, args), daemon=True)
@@ -183,6 +186,10 @@ def stream(target: Callable[..., None], args: tuple, deadline: float | None,
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return TIME_LIMIT
+            if should_stop is not None:
+                if should_stop():
+                    return "stopped"
+                left = STOP_POLL_SECONDS if left is None else min(STOP_POLL_SECONDS, left)
             if not receive.poll(left):
                 continue  # the deadline is checked at the top
             try:
