@@ -103,6 +103,25 @@ def shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
 
 
+Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows)
+
+
+def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...], int, int], norm_ids: dict[int, int],
+               free: int) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+    """The placements of ``shown`` that fit a combo's cell class, each with the norm label ids it shows on the
+    combo's two key sides (``free`` for a side it has not), sorted by those: a candidate table's rows."""
+    klass, side_a, side_b = combo
+    rows = []
+    for t, r, edges in shown:
+        if shows_class(puzzle, edges) != klass:
+            continue
+        la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
+        lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
+        rows.append((la, lb, t, r, edges))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return rows
+
+
 @dataclass
 class PositionKeys:
     """For each position of a fill order: the ``placed`` indices of its two key neighbours (``n*4``: none),
@@ -268,16 +287,8 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     cand: list[tuple[int, int, tuple[int, ...]]] = []
     tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
     tab_end = np.zeros_like(tab_start)
-    for (klass, side_a, side_b), k in combos.items():
-        bucket = []
-        for t, r, edges in shown:
-            if shows_class(puzzle, edges) != klass:
-                continue
-            la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
-            lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
-            bucket.append((la, lb, t, r, edges))
-        bucket.sort(key=lambda x: (x[0], x[1]))
-        for la, lb, t, r, edges in bucket:
+    for key, k in combos.items():
+        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free):
             if tab_end[k, la, lb] == 0:
                 tab_start[k, la, lb] = len(cand)
             cand.append((t, r, edges))

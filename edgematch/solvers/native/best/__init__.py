@@ -34,7 +34,7 @@ from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, whole
 from edgematch.solvers.native.search import luby
-from edgematch.solvers.native.tables import Tables, _ids, cell_class, norm, position_keys, shows_class
+from edgematch.solvers.native.tables import Tables, _ids, cell_class, combo_rows, norm, position_keys, shows_class
 
 START = 0.6
 UNIT = 5_000_000
@@ -201,18 +201,10 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     rb_e = np.zeros(K * width, np.int64)
     cand: list[tuple[int, int, tuple[int, ...], int, int]] = []
     bperm: list[int] = []
-    for (klass, side_a, side_b), k in combos.items():
-        rows = []
-        for t, r, edges in shown:
-            if shows_class(puzzle, edges) != klass:
-                continue
-            la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
-            lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
-            rows.append((la, lb, t, r, edges))
-        rows.sort(key=lambda x: (x[0], x[1]))
+    for key, k in combos.items():
         base = len(cand)
         cstart[k] = base
-        for la, lb, t, r, edges in rows:
+        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free):
             i = len(cand)
             if ab_e[(k * width + la) * width + lb] == 0:
                 ab_s[(k * width + la) * width + lb] = i
