@@ -425,3 +425,16 @@ def test_options_spelled_for_a_suite_are_no_backend_name_elsewhere():
     assert "unknown backend 'native@fc=on'" in backend_problem("native@fc=on")
     with pytest.raises(UsageError, match="-b native -O fc=on -O order=dynamic"):
         get_backend("native@fc=on@order=dynamic")
+
+
+def test_a_built_in_suite_name_is_the_suite_even_beside_a_folder_of_that_name(tmp_path, monkeypatch):
+    """`bench smoke` in a folder holding ./smoke runs the built-in smoke suite; `bench ./smoke` the folder."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "smoke").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "examples" / "insects.em", tmp_path / "smoke")
+    built_in = load_suite("smoke")
+    assert {i.family for i in built_in.instances} != {"smoke"} and len(built_in.instances) > 1
+    (folder,) = load_suite("./smoke").instances
+    assert "insects" in folder.key

@@ -322,11 +322,14 @@ def builtin_suites() -> list[str]:
 
 
 def load_suite(name_or_path: str | Path, overrides: Overrides | None = None) -> Suite:
-    """A built-in suite by name, a suite file, or a folder of puzzle files; errors name the file and line."""
+    """A built-in suite by name, a suite file, or a folder of puzzle files; errors name the file and line. A
+    bare built-in name (``hard``) is the built-in suite even beside a folder of that name (``./hard`` is the
+    folder)."""
     path = Path(name_or_path)
-    if path.is_dir():
+    builtin = str(name_or_path) in builtin_suites()
+    if path.is_dir() and not builtin:
         return folder_suite(path, overrides or Overrides())
-    if path.suffix != ".toml" and str(name_or_path) in builtin_suites():
+    if builtin:
         text = resources.files("edgematch.bench.suites").joinpath(f"{name_or_path}.toml").read_text()
         where = f"<built-in suite {name_or_path}>"
     else:

@@ -157,8 +157,9 @@ def complete_target(incomplete: str) -> list[str]:
 
 @app.command()
 def bench(
-    target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling, families), a suite .toml "
-                                              "file, a folder of puzzle files, or 'list' to show past sessions.",
+    target: Annotated[str, typer.Argument(help="A built-in suite (smoke, default, scaling, families, hard), a suite "
+                                              ".toml file, a folder of puzzle files (./NAME for one named like a "
+                                              "built-in suite), or 'list' to show past sessions.",
                                           autocompletion=complete_target)]
     = "default",
     backends: Annotated[str | None, typer.Option("--backends", "-b", help="Comma-separated backends "
