@@ -99,6 +99,21 @@ def test_colours_from_the_command_line_say_which_families_they_change(suite_file
     assert line == "--colours: family e2-best now 6 inner colours (the suite has the e2 preset's)"
 
 
+def test_the_report_says_what_the_command_line_changed(suite_file, tmp_path):
+    """A report read later (or by someone else) shows the sizes and the cutoff the command line set, beside
+    the suite's own description; a --timeout equal to the suite's is no change."""
+    result = cli("bench", suite_file, "--sizes", "4", "--families", "small", "-t", "3", "-o", tmp_path / "r")
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "> Set on the command line: --timeout: 3 s a run (the suite has 5 s)." in report
+    assert "> Set on the command line: --sizes: family small now 4x4 (the suite has 3x3)." in report
+    assert "Set on the command line" in (tmp_path / "r" / "report.html").read_text()
+    same = cli("bench", suite_file, "--families", "small", "-t", "5", "--no-report", "--db", tmp_path / "s.sqlite")
+    assert same.exit_code == 0 and "--timeout:" not in same.output
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.session().suite.notes == ()
+
+
 def test_a_suite_whose_backends_answer_none_of_its_tasks_is_refused(tmp_path):
     result = cli("bench", "smoke", "-b", "cpsat:table", "--task", "best", "--db", tmp_path / "b.sqlite")
     assert result.exit_code == 2

@@ -105,6 +105,7 @@ def notes(summary: Summary) -> list[str]:
     """Caveats a reader must see next to the figures."""
     session, out = summary.session, []
     env = session.environment
+    out += [f"Set on the command line: {note}." for note in session.suite.notes]
     if session.jobs > 1:
         out.append(f"Runs went {session.jobs} at a time on {env.get('cores')} cores: "
                    "their timings interfere (memory bandwidth, caches, turbo); compare with care.")

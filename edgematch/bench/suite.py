@@ -199,13 +199,14 @@ class Suite:
         """Everything needed to run the suite again exactly (a resumed session re-reads nothing)."""
         return {"name": self.name, "description": self.description, "task": self.task, "timeout": self.timeout,
                 "seeds": list(self.seeds), "backends": list(self.backends),
-                "instances": [i.as_dict() for i in self.instances], "repeat": self.repeat}
+                "instances": [i.as_dict() for i in self.instances], "repeat": self.repeat,
+                **({"notes": list(self.notes)} if self.notes else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suite:
         return cls(data["name"], data["description"], data["task"], data["timeout"], tuple(data["seeds"]),
                    tuple(data["backends"]), tuple(Instance.from_dict(i) for i in data["instances"]),
-                   int(data.get("repeat", 1)))
+                   int(data.get("repeat", 1)), tuple(data.get("notes", ())))
 
 
 @dataclass(frozen=True)
@@ -239,17 +240,30 @@ class Overrides:
     def changes(self, data: dict[str, Any]) -> list[str]:
         """One line per family of the suite's TOML ``data`` whose sizes ``--sizes`` or whose colours ``--colours``
         replaces (the options are for every family, as their help says; a user who set the suite's families
-        apart should hear it), a best family's line saying what small boards do to its scores."""
+        apart should hear it), a best family's line saying what small boards do to its scores, and one for a
+        ``--timeout`` other than the suite's (its description may name its own). The session keeps them and the
+        report shows them."""
+        lines = self._timeout_change(data)
         families = data.get("family")
         if not (self.sizes or self.colours is not None) or not isinstance(families, list):
-            return []
-        lines = []
+            return lines
         now = [_shown_size(_number(s)) for s in self.sizes]
         for family in families:
             if not isinstance(family, dict) or self.families and family.get("name") not in self.families:
                 continue
             lines += self._size_change(family, data, now) + self._colour_change(family)
         return lines
+
+    def _timeout_change(self, data: dict[str, Any]) -> list[str]:
+        if self.timeout is None:
+            return []
+        families = data.get("family") if isinstance(data.get("family"), list) else []
+        own = [data.get("timeout")] + [f.get("timeout") for f in families if isinstance(f, dict)
+                                       and (not self.families or f.get("name") in self.families)]
+        was = sorted({f"{t:g} s" for t in own if isinstance(t, int | float) and not isinstance(t, bool)})
+        if not was or was == [f"{self.timeout:g} s"]:
+            return []
+        return [f"--timeout: {self.timeout:g} s a run (the suite has {', '.join(was)})"]
 
     def _size_change(self, family: dict[str, Any], data: dict[str, Any], now: list[str]) -> list[str]:
         if not self.sizes:
