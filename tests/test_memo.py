@@ -206,3 +206,54 @@ def test_the_join_plan_needs_a_ring_first_order_and_two_inside_rows():
     assert join_plan(clue, build_tables(clue, "row", symmetry=True)) is None
     thin = generate(GeneratorSpec(5, 3, like="clue", seed=1))[0]
     assert join_plan(thin, build_tables(thin, "frame", symmetry=True)) is None
+
+
+def _memo_count(puzzle, mib: float):
+    """A memoised count of ``puzzle`` with its own table of at most ``mib`` MiB: the tables, table, outcome."""
+    from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
+    from edgematch.solvers.native.search import drive
+    from edgematch.solvers.native.tables import build_tables
+
+    tables = build_tables(puzzle, "auto", symmetry=True)
+    table = MemoTable(puzzle, tables, mib, join=False)
+    outcome = drive(MemoSearch(tables, table), 60)
+    assert outcome.finished
+    return tables, table, outcome
+
+
+def _misplaced(table) -> int:
+    """Live records not in the bucket their key's hash (computed here, in numpy) picks."""
+    import numpy as np
+
+    from edgematch.solvers.native.count.memo import key_hash
+
+    rows = table.slot.reshape(table.n_slots, table.record)
+    at = np.flatnonzero(rows[:, 0] != 0)
+    bucket = (key_hash(rows[at, 2:]) & np.uint64(table.n_slots - 1)).astype(np.int64) & ~3
+    return int(np.count_nonzero(bucket != (at & ~3)))
+
+
+def test_the_tables_hash_in_numpy_is_the_c_loops():
+    """Records the C loop stored sit in the bucket numpy's key_hash gives them (a table that never grew), so
+    a grown table puts every record where the loop will look for it."""
+    from edgematch.solvers.native.count.memo import START_MIB
+
+    puzzle = generate(GeneratorSpec(6, 6, like="clue", seed=2))[0]
+    _, table, _ = _memo_count(puzzle, START_MIB)
+    assert table.version == 0 and table.stored > 100
+    assert _misplaced(table) == 0
+
+
+def test_a_table_grows_from_a_small_start_and_keeps_every_record_and_the_count():
+    """A count starts with START_MIB and grows 4x at half full, up to the size asked for: the count stays
+    exact, every record sits in its new bucket, and a small count never takes the whole size."""
+    from edgematch.solvers.native.count.memo import START_MIB
+
+    puzzle = generate(GeneratorSpec(6, 6, like="clue", seed=2))[0]
+    tables, table, outcome = _memo_count(puzzle, 16)
+    assert table.version >= 1 and table.bytes > START_MIB * 2**20
+    assert _misplaced(table) == 0
+    plain = edgematch.count(puzzle, backend="native", memo="off", distinct=False)
+    assert outcome.solutions * tables.raw_multiplier == plain.count
+    small = generate(GeneratorSpec(4, 4, like="clue", seed=1))[0]
+    assert _memo_count(small, 64)[1].bytes <= START_MIB * 2**20

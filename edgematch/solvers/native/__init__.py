@@ -112,7 +112,7 @@ class NativeBackend(Backend):
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
                 "match": "off",
-                "memo": f"auto (a count: a table of {MEMO_MIB} MiB per process or worker; off where distinct "
+                "memo": f"auto (a count: a table of up to {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
                 "unit": str(RESTART_UNIT), "seed": "0",

@@ -8,7 +8,10 @@ reach the same state along many paths; the C loop ``em_memo`` stores each search
 
 Exactness: a slot keeps the state's whole key (the depth, the front's labels and every type's free copies),
 so two states are merged only when equal, never on a hash collision. A full table keeps the entries whose
-subtrees cost the most nodes and drops the others, which only means searching those states again.
+subtrees cost the most nodes and drops the others, which only means searching those states again. A table
+starts at ``START_MIB`` and grows fourfold when its stores reach half its slots, up to the size asked for,
+every record moved to its new bucket (:meth:`MemoTable.grow`): a small count touches little memory (a table
+is written at random places, so its pages were all touched soon after the start).
 
 Meeting in the middle (:func:`join_plan`): when the ring of a framed board is filled first (the frame order,
 auto's choice where the rim is tight, as on the clue puzzles), the inside's count depends only on the labels
@@ -36,6 +39,7 @@ from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables, build_tables
 
 DEFAULT_MIB = 64  # the table's default memory; option memo=MiB
+START_MIB = 1  # a table starts this large and grows 4x when its stores reach half its slots, up to its limit
 LOOKUPS, HITS, STORES, EVICTED = 3, 4, 5, 6  # counters after NODES, SOLUTIONS, CANONICAL
 MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
 TRIAL, WORTH = 20_000, 10  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
@@ -147,6 +151,28 @@ def join_plan(puzzle: Puzzle, tables: Tables) -> Join | None:
     return Join(ring, split, bottom, np.array(lab_top, np.uint32), np.array(lab_bottom, np.uint32))
 
 
+def _slots(mib: float, record: int) -> int:
+    """The slots of ``record`` words that ``mib`` MiB hold, as a power of two (a hash's low bits pick the
+    bucket), at least one bucket of 4."""
+    slots = max(4, int(mib * 2**20) // (8 * record))
+    return 1 << (slots.bit_length() - 1)
+
+
+def key_hash(keys: np.ndarray) -> np.ndarray:
+    """The hash ``memo_key`` in ckernel.c gives each row of key words (splitmix64's finaliser over the words
+    in turn), as uint64: where a record sits in a table of any size."""
+    h = np.full(len(keys), 0x9E3779B97F4A7C15, np.uint64)
+    with np.errstate(over="ignore"):
+        for w in range(keys.shape[1]):
+            x = h ^ keys[:, w]
+            x ^= x >> np.uint64(30)
+            x *= np.uint64(0xBF58476D1CE4E5B9)
+            x ^= x >> np.uint64(27)
+            x *= np.uint64(0x94D049BB133111EB)
+            h = x ^ (x >> np.uint64(31))
+    return h
+
+
 class MemoTable:
     """The states' board counts for one puzzle's tables: ``mib`` MiB at most, in buckets of 4 slots, the
     depths worth looking up (all but the root and the last at first; :meth:`tune` turns off the others), and
@@ -173,10 +199,11 @@ class MemoTable:
         if self.key_w > MAX_WORDS:
             raise BackendError(f"native backend: a memo key would take {self.key_w} words (at most {MAX_WORDS})")
         self.record = 2 + self.key_w  # a slot's words: work (0: empty), count, key
-        slots = max(4, int(mib * 2**20) // (8 * self.record))
-        self.n_slots = 1 << (slots.bit_length() - 1)  # a power of two, so a hash's low bits pick the bucket
-        self.bytes = self.n_slots * 8 * self.record
+        self.limit_slots = _slots(mib, self.record)
+        self.n_slots = min(self.limit_slots, _slots(START_MIB, self.record))
         self.slot = np.zeros(self.n_slots * self.record, np.uint64)
+        self.version = 0  # bumped when the table grows: searches then point their loop at the new one
+        self.stored = 0  # stores since it last grew, of every search sharing it
         P = tables.positions
         self.memo_at = np.zeros(P + 1, np.uint8)
         self.memo_at[1:max(1, P - 1)] = 1  # every depth but the root and the last
@@ -191,6 +218,37 @@ class MemoTable:
         self.join_slot = np.zeros(slots * (1 + self.lab_words + self.type_words), np.uint64)
         self.join_slots = slots
         self.join_used = np.zeros(slots, np.int64)
+
+    @property
+    def bytes(self) -> int:
+        return self.n_slots * 8 * self.record
+
+    def note_stores(self, stores: int) -> None:
+        """Count a step's stores; once they reach half the slots, :meth:`grow` (up to the size asked for)."""
+        self.stored += stores
+        if 2 * self.stored >= self.n_slots and self.n_slots < self.limit_slots:
+            self.grow()
+
+    def grow(self) -> None:
+        """Four times the slots (at most the limit), every record moved to its bucket in the larger table.
+        Both sizes are powers of two, so a new bucket's hash bits include its old bucket's: a new bucket
+        receives records of one old bucket only, at most 4, and none is dropped."""
+        n = min(self.n_slots * 4, self.limit_slots)
+        rows = self.slot.reshape(self.n_slots, self.record)
+        live = rows[rows[:, 0] != 0]  # a copy: the old table is let go before the new one is touched
+        self.slot = rows = None
+        bucket = (key_hash(live[:, 2:]) & np.uint64(n - 1)).astype(np.int64) & ~3
+        order = np.argsort(bucket, kind="stable")
+        ordered = bucket[order]
+        rank = np.arange(len(order)) - np.searchsorted(ordered, ordered, side="left")
+        assert len(rank) == 0 or int(rank.max()) < 4, "a bucket of the grown table got more than 4 records"
+        target = np.empty(len(order), np.int64)
+        target[order] = ordered + rank  # each record's slot, in the order the records are held
+        grown = np.zeros((n, self.record), np.uint64)
+        grown[target] = live
+        self.slot, self.n_slots = grown.reshape(-1), n
+        self.stored = len(live)
+        self.version += 1
 
     def tune(self) -> None:
         """Stop looking up depths where the hits so far saved under ``WORTH`` nodes per lookup (once a depth
@@ -247,21 +305,26 @@ class MemoSearch(Search):
                 p(self.j_end), JOIN_CAP, p(self.counters))
         call = lib.em_memo
 
-        at = 17  # tail[17]: join_at
+        at, slot_at = 17, 9  # tail[17]: join_at; tail[9], tail[10]: the table's slots and their number
         joining = [tail[at] >= 0]
+        bound = [table.version, tail, (*tail[:at], -1, *tail[at + 1:])]  # the table's version the tails point at
 
         def step(budget: int) -> int:
-            code = call(*head, budget, *tail if joining[0] else off)
+            if bound[0] != table.version:  # the table grew (in this search or another sharing it)
+                bound[1] = (*bound[1][:slot_at], p(table.slot), table.n_slots, *bound[1][slot_at + 2:])
+                bound[2] = (*bound[1][:at], -1, *bound[1][at + 1:])
+                bound[0] = table.version
+            stores = self.counters[STORES]
+            code = call(*head, budget, *bound[1] if joining[0] else bound[2])
             if code == kernels.OVERFLOW:
                 raise BackendError("native backend: the count passed 2^63 - 1 boards; the memoised loop "
                                    "counts in 64 bits")
             table.tune()
+            table.note_stores(int(self.counters[STORES] - stores))
             given_up = self.counters[JOINS_ABORTED]
             if joining[0] and given_up >= JOIN_GIVE_UP and 4 * self.counters[JOINS] < given_up:
                 joining[0] = False  # this board's insides are too large to enumerate: search them
             return code
-
-        off = (*tail[:at], -1, *tail[at + 1:])
 
         self._step = step
 
