@@ -127,7 +127,8 @@ def test_a_chain_killed_with_kill_9_does_not_end_the_race_and_all_killed_is_an_e
     assert result.status is Status.TIMEOUT and result.message.startswith("time limit")
     assert "died (exit code -9)" in result.message and result.counters["chains_lost"] == 1
     nodes = sorted(result.counters[f"chain{i}_nodes"] for i in range(2))
-    assert nodes[1] > nodes[0] > 0  # the other chain went on to the limit
+    assert nodes[1] > nodes[0]  # the other chain went on to the limit (the killed one may not have reported
+    # any nodes yet: under load a chain can still be building its tables when the killer's 0.5 s are up)
     assert ours(psutil.Process()) == []
 
     killed.clear()
