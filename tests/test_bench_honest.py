@@ -114,6 +114,14 @@ def test_the_report_says_what_the_command_line_changed(suite_file, tmp_path):
         assert store.session().suite.notes == ()
 
 
+def test_a_timeout_note_counts_the_default_of_a_suite_that_names_none():
+    """A suite without ``timeout`` runs 20 s a run (DEFAULT_TIMEOUT): -t 5 changes that, and says so."""
+    (line,) = Overrides(timeout=5.0).changes({"family": [{"name": "a", "sizes": [4]}]})
+    assert line == "--timeout: 5 s a run (the suite has 20 s)"
+    (line,) = Overrides(timeout=5.0).changes({"family": [{"name": "a"}, {"name": "b", "timeout": 600}]})
+    assert line == "--timeout: 5 s a run (the suite has 20 s, 600 s)"
+
+
 def test_a_suite_whose_backends_answer_none_of_its_tasks_is_refused(tmp_path):
     result = cli("bench", "smoke", "-b", "cpsat:table", "--task", "best", "--db", tmp_path / "b.sqlite")
     assert result.exit_code == 2

@@ -257,3 +257,18 @@ def test_a_table_grows_from_a_small_start_and_keeps_every_record_and_the_count()
     assert outcome.solutions * tables.raw_multiplier == plain.count
     small = generate(GeneratorSpec(4, 4, like="clue", seed=1))[0]
     assert _memo_count(small, 64)[1].bytes <= START_MIB * 2**20
+
+
+def test_a_table_that_cannot_grow_keeps_its_records_and_the_count(monkeypatch):
+    """No memory to grow: the table keeps its size and every record (then grows no more), and counts right."""
+    from edgematch.solvers.native.count import memo
+
+    def no_memory(keys):
+        raise MemoryError
+
+    monkeypatch.setattr(memo, "key_hash", no_memory)
+    puzzle = generate(GeneratorSpec(6, 6, like="clue", seed=2))[0]
+    tables, table, outcome = _memo_count(puzzle, 16)
+    assert table.version == 0 and table.limit_slots == table.n_slots and table.stored > 0
+    assert outcome.solutions * tables.raw_multiplier == edgematch.count(puzzle, backend="native", memo="off",
+                                                                         distinct=False).count

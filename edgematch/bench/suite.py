@@ -76,6 +76,7 @@ from edgematch.solvers.base import backend_problem
 
 TASKS = ("first", "count", "best")
 MAX_REPEAT = 100
+DEFAULT_TIMEOUT = 20.0  # seconds per run when a suite (or a folder's bench) names none
 _FAMILY_KEYS = {"name", "sizes", "colours", "framed", "border_colours", "inner_colours", "rule", "rotations",
                 "like", "unique", "hint", "task", "timeout", "backends"}
 _SUITE_KEYS = {"name", "description", "task", "timeout", "seeds", "backends", "family", "repeat"}
@@ -258,12 +259,12 @@ class Overrides:
         if self.timeout is None:
             return []
         families = data.get("family") if isinstance(data.get("family"), list) else []
-        own = [data.get("timeout")] + [f.get("timeout") for f in families if isinstance(f, dict)
-                                       and (not self.families or f.get("name") in self.families)]
-        was = sorted({f"{t:g} s" for t in own if isinstance(t, int | float) and not isinstance(t, bool)})
-        if not was or was == [f"{self.timeout:g} s"]:
+        own = [data.get("timeout", DEFAULT_TIMEOUT)] + [f.get("timeout") for f in families if isinstance(f, dict)
+                                                        and (not self.families or f.get("name") in self.families)]
+        was = sorted({float(t) for t in own if isinstance(t, int | float) and not isinstance(t, bool)})
+        if not was or was == [self.timeout]:
             return []
-        return [f"--timeout: {self.timeout:g} s a run (the suite has {', '.join(was)})"]
+        return [f"--timeout: {self.timeout:g} s a run (the suite has {', '.join(f'{t:g} s' for t in was)})"]
 
     def _size_change(self, family: dict[str, Any], data: dict[str, Any], now: list[str]) -> list[str]:
         if not self.sizes:
@@ -337,8 +338,8 @@ def builtin_suites() -> list[str]:
 
 def load_suite(name_or_path: str | Path, overrides: Overrides | None = None) -> Suite:
     """A built-in suite by name, a suite file, or a folder of puzzle files; errors name the file and line. A
-    bare built-in name (``hard``) is the built-in suite even beside a folder of that name (``./hard`` is the
-    folder)."""
+    bare built-in name given as a string (``"hard"``) is the built-in suite even beside a folder of that name
+    (``"./hard"`` is the folder)."""
     path = Path(name_or_path)
     builtin = str(name_or_path) in builtin_suites()
     if path.is_dir() and not builtin:
@@ -409,7 +410,7 @@ def folder_suite(folder: Path, overrides: Overrides) -> Suite:
         puzzle = read_puzzle(file)
         instances.append(Instance(folder.name or "files", f"{puzzle.width}x{puzzle.height}", path=str(file.resolve())))
     task = overrides.task or "first"
-    timeout = overrides.timeout if overrides.timeout is not None else 20.0
+    timeout = overrides.timeout if overrides.timeout is not None else DEFAULT_TIMEOUT
     return Suite(folder.name, f"the puzzle files in {folder}", task, timeout, (),
                  overrides.backends or DEFAULT_BACKENDS, tuple(instances), overrides.repeat or 1)
 
@@ -453,7 +454,7 @@ def parse_suite(text: str, where: str = "<suite>", overrides: Overrides | None =
     task = data.get("task", "first")
     if not isinstance(task, str) or task not in TASKS:
         raise fail("task", f"must be one of {', '.join(TASKS)}, got {toml_shown(task)}")
-    timeout = data.get("timeout", 20.0)
+    timeout = data.get("timeout", DEFAULT_TIMEOUT)
     problem = seconds_problem(timeout)
     if problem:
         raise fail("timeout", problem)

@@ -226,7 +226,7 @@ class MemoTable:
     def note_stores(self, stores: int) -> None:
         """Count a step's stores; once they reach half the slots, :meth:`grow` (up to the size asked for)."""
         self.stored += stores
-        if 2 * self.stored >= self.n_slots and self.n_slots < self.limit_slots:
+        while 2 * self.stored >= self.n_slots and self.n_slots < self.limit_slots:
             self.grow()
 
     def grow(self) -> None:
@@ -235,17 +235,26 @@ class MemoTable:
         receives records of one old bucket only, at most 4, and none is dropped."""
         n = min(self.n_slots * 4, self.limit_slots)
         rows = self.slot.reshape(self.n_slots, self.record)
-        live = rows[rows[:, 0] != 0]  # a copy: the old table is let go before the new one is touched
+        at = np.flatnonzero(rows[:, 0] != 0)
+        live = rows[at]  # a copy: the old table is let go before the new one is touched
         self.slot = rows = None
-        bucket = (key_hash(live[:, 2:]) & np.uint64(n - 1)).astype(np.int64) & ~3
-        order = np.argsort(bucket, kind="stable")
-        ordered = bucket[order]
-        rank = np.arange(len(order)) - np.searchsorted(ordered, ordered, side="left")
-        assert len(rank) == 0 or int(rank.max()) < 4, "a bucket of the grown table got more than 4 records"
-        target = np.empty(len(order), np.int64)
-        target[order] = ordered + rank  # each record's slot, in the order the records are held
-        grown = np.zeros((n, self.record), np.uint64)
-        grown[target] = live
+        try:
+            bucket = (key_hash(live[:, 2:]) & np.uint64(n - 1)).astype(np.int64) & ~3
+            order = np.argsort(bucket, kind="stable")
+            ordered = bucket[order]
+            rank = np.arange(len(order)) - np.searchsorted(ordered, ordered, side="left")
+            assert len(rank) == 0 or int(rank.max()) < 4, "a bucket of the grown table got more than 4 records"
+            target = np.empty(len(order), np.int64)
+            target[order] = ordered + rank  # each record's slot, in the order the records are held
+            grown = np.zeros((n, self.record), np.uint64)
+            grown[target] = live
+        except BaseException as exc:  # no memory for it, or Ctrl-C: the old table as it was, and no more growing
+            kept = np.zeros((self.n_slots, self.record), np.uint64)
+            kept[at] = live
+            self.slot, self.limit_slots = kept.reshape(-1), self.n_slots
+            if isinstance(exc, MemoryError):
+                return
+            raise
         self.slot, self.n_slots = grown.reshape(-1), n
         self.stored = len(live)
         self.version += 1
