@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from edgematch.bench.runner import RunRecord
+from edgematch.solvers.base import base_spec
 
 
 def settle(records: list[RunRecord]) -> list[RunRecord]:
@@ -44,7 +45,7 @@ def _disagreements(runs: list[RunRecord]) -> dict[int, str]:
     if len(counts) > 1:
         voters: dict[tuple, set[str]] = defaultdict(set)  # a backend with options (native@fc=on) votes as itself
         for _, r in counts:
-            voters[r.count, r.distinct].add(r.backend.partition("@")[0])
+            voters[r.count, r.distinct].add(base_spec(r.backend))
         (best, votes), *rest = sorted(((answer, len(who)) for answer, who in voters.items()), key=lambda x: -x[1])
         unanimous_or_majority = not rest or votes > rest[0][1]
         for i, run in counts:

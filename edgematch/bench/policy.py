@@ -37,7 +37,7 @@ from edgematch.bench.store import Session, Store
 from edgematch.bench.suite import Instance
 from edgematch.bench.summary import FamilyRatio, cells, family_ratio, score
 from edgematch.errors import UsageError
-from edgematch.solvers.base import is_meta
+from edgematch.solvers.base import base_spec, is_meta
 from edgematch.solvers.confirm import family
 from edgematch.solvers.policy import Policy, features, regime
 
@@ -232,7 +232,7 @@ def load_sessions(store: Store, session_ids: list[int]) -> list[tuple[Session, l
     seen: dict[str, tuple[str, int]] = {}
     for number in session_ids:
         session = store.session(number)
-        runs = [r for r in cells(store.runs(number), session.suite.timeout)[0] if "@" not in r.backend]
+        runs = [r for r in cells(store.runs(number), session.suite.timeout)[0] if base_spec(r.backend) == r.backend]
         for run in runs:
             if not run.fingerprint:
                 continue

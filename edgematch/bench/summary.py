@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.scores import Scores, summarise_scores
 from edgematch.bench.store import Session
-from edgematch.solvers.base import is_meta
+from edgematch.solvers.base import base_spec, is_meta
 
 VIRTUAL_BEST = "virtual best"
 
@@ -245,7 +245,7 @@ class Summary:
         size class where it did worst against the best single backend of that class (one it could choose: a
         backend named with options, ``native@fc=on``, is no such choice)."""
         out = []
-        singles = [b for b in self.backends if not is_meta(b) and "@" not in b]
+        singles = [b for b in self.backends if not is_meta(b) and base_spec(b) == b]
         everything = self.headline.get(VIRTUAL_BEST)
         for backend in (b for b in self.backends if is_meta(b)):
             mine = self.headline[backend]

@@ -340,6 +340,11 @@ def unknown_backend(spec: str) -> str:
     return f"unknown backend {spec!r}; valid backends: {', '.join(valid)}{hint}"
 
 
+def base_spec(spec: str) -> str:
+    """A backend named with options (``native@fc=on``, see :func:`split_options`) without them: ``native``."""
+    return spec.partition("@")[0]
+
+
 def split_options(spec: str) -> tuple[str, dict[str, str]]:
     """A backend named with its options, as a bench suite or xcheck names it, split: ``native@order=dynamic@fc=on``
     -> ("native", {"order": "dynamic", "fc": "on"}), so one session can measure a backend with and without them."""

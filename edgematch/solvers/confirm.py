@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Confirmation, Result, Status, Task
+from edgematch.solvers.base import Confirmation, Result, Status, Task, base_spec
 from edgematch.solvers.policy import installed, load_policy
 
 # the answering family -> who to ask instead, in order (each of another family)
@@ -34,7 +34,7 @@ SECOND_OPINION: dict[str, tuple[str, ...]] = {
 def family(backend: str) -> str:
     """The family of a backend name or of a result's ``backend`` (``auto(portfolio(native:restarts))``:
     the member that answered is the innermost name; a bench's ``native@fc=on``: native)."""
-    names = re.findall(r"[\w:+]+", backend.partition("@")[0])
+    names = re.findall(r"[\w:+]+", base_spec(backend))
     innermost = names[-1] if names else backend
     return innermost.partition(":")[0]
 

@@ -123,12 +123,9 @@ class PropSearch(Search):
             raise BackendError(f"native backend: {NAMED} run in the C kernel only "
                                f"({kernels.ENV}={kernels.requested() or ''} or the C kernel is not built: "
                                f"{kernels.c_problem() or 'numba forced'})")
+        super().__init__(tables, capacity=capacity, distinct=distinct, kernel="c")  # the arrays both loops write
         P, n = tables.positions, puzzle.size
-        self.tables = tables
         bounds = bound_tables(puzzle, tables)
-        self.type_left = np.array(tables.type_count, np.int32)
-        self.placed = np.array(tables.placed0, np.uint32)
-        self.vis = np.array(tables.vis0, np.int32)
         self.open = np.zeros(n, np.int32)
         self.open[tables.order] = 1
         near = neighbours(puzzle)
@@ -146,14 +143,6 @@ class PropSearch(Search):
         self.owner_at, self.seen = np.zeros(slots, np.int64), np.zeros(slots, np.int64)
         self.stamps = np.zeros(2, np.int64)
         self.cell_at = np.zeros(max(P, 1), np.uint32)
-        self.picks = np.zeros(max(P, 1), np.uint32)
-        self.ptr = np.zeros(P + 1, np.uint32)
-        self.end = np.zeros(P + 1, np.uint32)
-        self.state = np.zeros(3, np.int64)
-        self.counters = np.zeros(3, np.int64)
-        self.out = kernels.empty_out(P, capacity)
-        self.distinct = distinct and tables.turn_src.shape[0] > 0
-        self.finished = False
         pos_of_cell = np.full(n, -1, np.int32)
         pos_of_cell[tables.order] = np.arange(P, dtype=np.int32)
         m = tables.masks
