@@ -114,3 +114,19 @@ def test_the_live_line_shows_the_time_left_by_the_estimate():
     assert time_left({"elapsed": 10.0, "nodes": 2000, "solutions": 0}, expected) == "past the estimate"
     assert time_left({"elapsed": 0.5, "nodes": 250, "solutions": 0}, expected) == ""
     assert time_left({"elapsed": 10.0, "nodes": 250, "solutions": 0}, None) == ""
+
+
+def test_count_estimate_follows_the_order_asked_for_and_refuses_what_it_would_ignore():
+    """--order was silently dropped (every estimate probed the auto order's tree); options the probes never
+    use are refused rather than ignored."""
+    puzzle = DATA / "e2-clue3.json"
+    for order in ("row", "spiral"):
+        data = json.loads(runner.invoke(app, ["count", str(puzzle), "--estimate", "--order", order, "-t", "0.3",
+                                              "--json"]).stdout)
+        assert data["order"] == order
+    spiral = edgematch.estimate(edgematch.read_puzzle(puzzle), seconds=0.3, order="spiral")
+    assert 2_195_647_488 / 4 <= spiral.raw <= 2_195_647_488 * 4  # another tree, the same solutions
+    for extra, named in ((["--order", "dynamic"], "static fill order"), (["-b", "cpsat"], "--backend cpsat"),
+                         (["-j", "2"], "--workers 2"), (["-O", "fc=on"], "--option"), (["--confirm"], "--confirm")):
+        bad = runner.invoke(app, ["count", str(puzzle), "--estimate", *extra])
+        assert bad.exit_code == 2 and named in bad.output and "Traceback" not in bad.output, (extra, bad.output)

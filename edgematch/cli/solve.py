@@ -156,11 +156,23 @@ def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str
     return options
 
 
-def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, as_json: bool) -> None:
+def estimate_ignores(backend: str, workers: int, options: list[str] | None, cluster: str | None, confirm: bool,
+                     explain: bool) -> None:
+    """``count --estimate`` probes the native count's tree in one process: refuse the options it would ignore."""
+    unused = [name for name, given in (
+        (f"--backend {backend}", backend not in ("auto", "native")), (f"--workers {workers}", workers != 1),
+        ("--option", bool(options)), ("--cluster", cluster is not None), ("--confirm", confirm),
+        ("--explain", explain)) if given]
+    if unused:
+        raise UsageError(f"--estimate probes the native count's tree in one process (give --order and "
+                         f"--time-limit only); it does not take {', '.join(unused)}")
+
+
+def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | None, as_json: bool) -> None:
     """``count --estimate``: what the count would find and cost, as a table or JSON."""
     from edgematch.solvers import estimate
 
-    e = estimate(puzzle, seconds if seconds is not None else 1.0)
+    e = estimate(puzzle, seconds if seconds is not None else 1.0, order=order or "auto")
     if as_json:
         print_json(e.as_dict())
         return
@@ -486,9 +498,11 @@ def count_cmd(
 ) -> None:
     """Count solutions: raw (every tile and turn assignment) and with --distinct those that look different."""
     with interruptible(), reported():
+        if estimate_only:
+            estimate_ignores(backend, workers, option, cluster, confirm, explain)
         puzzle = fmt.read_puzzle(file, format)
         if estimate_only:
-            _estimate(puzzle, file, time_limit, as_json)
+            _estimate(puzzle, file, time_limit, order, as_json)
             return
         known(backend)
         options = backend_options(order, option)

@@ -277,17 +277,21 @@ def count(
     return _answered(puzzle, backend, task, confirm)
 
 
-def estimate(puzzle: PuzzleLike, seconds: float = 1.0, seed: int = 1) -> Any:
+def estimate(puzzle: PuzzleLike, seconds: float = 1.0, seed: int = 1, order: str = "auto") -> Any:
     """What a count of ``puzzle`` would find and cost, in about ``seconds``, without counting: the native
-    count's tree size, its raw (and about its distinct) solutions, each with the spread of independent
-    batches, and the time at the node rate measured on this machine (Knuth's random probes; see
+    count's tree size in the fill ``order`` (auto, row, spiral or frame: the probes follow one static
+    order), its raw (and about its distinct) solutions, each with the spread of independent batches, and the
+    time at the node rate measured on this machine (Knuth's random probes; see
     :mod:`edgematch.solvers.native.count.estimate`). Read it as an order of magnitude. Returns a ``CountEstimate``."""
     from edgematch.solvers.native.count.estimate import estimate_count
+    from edgematch.solvers.native.tables import ORDERS
 
     problem = seconds_problem(seconds)
     if problem:
         raise UsageError(f"seconds {problem}")
-    return estimate_count(as_puzzle(puzzle), float(seconds), whole_number(seed, "seed", 0, 2**63 - 1))
+    if order not in ORDERS:
+        raise UsageError(f"the estimate follows a static fill order ({', '.join(ORDERS)}), not {order!r}")
+    return estimate_count(as_puzzle(puzzle), float(seconds), whole_number(seed, "seed", 0, 2**63 - 1), order)
 
 
 def best(
