@@ -50,3 +50,17 @@ def test_listing_more_raw_solutions_than_time_allows_stops_at_the_limit(backend:
     assert got["status"] == "timeout" and got["message"] == CUT
     assert 1024 <= got["listed"] < 10**6 and got["distinct"] == got["listed"]
     assert got["took"] < 10  # the whole call, every listed solution checked; it never returned before
+
+
+@pytest.mark.parametrize("backend", ["native", "sat", "cpsat"])
+def test_a_solution_limit_stops_the_search_once_that_many_are_found(backend: str) -> None:
+    """``solve --all -n 5 -b sat`` listed every board of the CNF before keeping five: on a 4x4 of 3 colours
+    (about 10^12 raw solutions) it never answered, and ``--confirm`` (a SAT second opinion) hung with it."""
+    import edgematch
+    from edgematch import GeneratorSpec, generate
+
+    puzzle, _ = generate(GeneratorSpec(4, 4, colours=3, seed=7))
+    result = edgematch.solve_all(puzzle, backend=backend, limit=5, time_limit=60)
+    assert result.status.value == "solved" and result.message == "solution limit"
+    assert len(result.solutions) == 5 and len({s.cells for s in result.solutions}) == 5
+    assert result.counters.get("boards", 5) <= 5  # the SAT child found no more boards than it needed

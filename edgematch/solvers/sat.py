@@ -132,7 +132,8 @@ class SatBackend(Backend):
         self.warm_up()  # loaded here once, so the child does not pay the imports
         started = time.monotonic()
         deadline = None if task.time_limit is None else started + task.time_limit
-        want_boards = 1 if task.question == "first" else None
+        # every board the CNF finds expands to at least one solution: --all -n N needs N boards at most
+        want_boards = 1 if task.question == "first" else task.limit if task.question == "all" else None
         got = _Received(task, started)
         if task.cluster is not None:
             return self._on_cluster(puzzle, task, options, solver, started)
