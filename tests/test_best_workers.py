@@ -319,6 +319,19 @@ def test_best_cluster_local_2_on_the_command_line(tmp_path):
     assert len(seen) >= 2 and gone(sorted(seen))
 
 
+@pytest.mark.parametrize("command", ["best", "solve"])
+def test_a_limit_the_cluster_start_used_up_is_a_plain_timeout(tmp_path, command):
+    """A local cluster starting takes about a second, counted against the limit: past it, no chain is started
+    (they only started, were stopped and died past the limit: exit 4 and Dask tracebacks on stderr)."""
+    pytest.importorskip("dask.distributed")
+    puzzle_file = tmp_path / "e2.em"
+    edgematch.write_puzzle(E2_8, puzzle_file)
+    done = subprocess.run([sys.executable, "-c", SCRIPT, command, str(puzzle_file), "--cluster", "local:2", "-t",
+                           "0.05", "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert json.loads(done.stdout)["status"] == "timeout" and "Traceback" not in done.stderr
+
+
 def test_cluster_usage_lines():
     runner = CliRunner()
     for args, says in ((["-b", "cpsat", "--cluster", "local:2"], "does not run on a cluster"),
@@ -339,4 +352,21 @@ def test_two_chains_prove_the_oracles_maximum_on_small_boards():
         result = edgematch.best(puzzle, backend="native", workers=2, time_limit=20)
         assert result.status is Status.SOLVED and result.score == truth, (puzzle, result.message)
         assert check(puzzle, result.solution).score == truth
+    assert ours(psutil.Process()) == []
+
+
+def test_a_chain_stopped_while_it_starts_reports_instead_of_dying(monkeypatch):
+    """A stop can reach a chain as soon as it takes Ctrl-C, before its search begins (a cluster's chains started
+    past the deadline are stopped at once): it raised out of the chain, which died with a traceback, and ``best
+    --cluster local:2 -t 1`` ended with exit 4 ("chain 0's process died") one run in two."""
+    real = chains.own_group
+
+    def stopped_at_once() -> None:  # runs in the forked chains: the stop arrives right as Ctrl-C is taken
+        real()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(chains, "own_group", stopped_at_once)
+    result = edgematch.best(E2_8, backend="native", workers=2, time_limit=5)
+    assert "died" not in result.message and result.counters.get("chains_lost", 0) == 0, result.message
+    assert result.status is Status.TIMEOUT
     assert ours(psutil.Process()) == []

@@ -157,13 +157,6 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
     result)`` (or ``("failed", index, error)``) at the end; its live count goes to ``live[slot]``. Ctrl-C (from
     its parent only) stops the search, which reports; it is taken even where the parent ignores it (a Dask
     worker of a local cluster does, and a fork inherits that)."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    own_group()
-    if task.cluster is None and task.workers > 1:  # the chains of one machine share its memory bound
-        from edgematch.solvers.native.best import beam
-
-        beam.MEMORY_CAP //= task.workers
-
     def improve(board: Solution, score: int) -> None:
         with _ctrl_c_held():
             send.send(("improve", index, board, score))
@@ -171,13 +164,19 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
     def progress(info: dict[str, float]) -> None:
         live[slot] = int(info.get("nodes", 0))
 
-    left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
-    mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
-                   incumbent=Incumbent(shared).reader(puzzle),
-                   options={**task.options, "seed": chain_seed(task) + index, **_racing(task, index)})
     message: tuple[str, int, Any]
     try:
-        try:
+        try:  # a stop may come as soon as Ctrl-C is taken (a chain started past the deadline): setup included
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            own_group()
+            if task.cluster is None and task.workers > 1:  # the chains of one machine share its memory bound
+                from edgematch.solvers.native.best import beam
+
+                beam.MEMORY_CAP //= task.workers
+            left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
+            mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
+                           incumbent=Incumbent(shared).reader(puzzle),
+                           options={**task.options, "seed": chain_seed(task) + index, **_racing(task, index)})
             message = ("done", index, backend.run(puzzle, mine))
         except KeyboardInterrupt:  # stopped before the search could report
             message = ("done", index, Result(backend.full_name, Status.TIMEOUT, message=INTERRUPTED))
@@ -484,6 +483,12 @@ def chain_task(sub: str | None, puzzle: Puzzle, task: Task, index: int, wall_dea
             queue.close()  # this task's hold on the queue (the scheduler drops it when nobody holds it)
 
 
+def in_time(deadline: float | None) -> bool:
+    """Whether chains started now would search at all: a cluster whose start took the whole time limit gets
+    none (they would only start, be stopped and report nothing, past the limit)."""
+    return deadline is None or time.monotonic() < deadline - REPORT_AHEAD
+
+
 COLLECT_SECONDS = 1.0  # on a cluster, once stopped: how long the client waits for the chains' last reports
 RETRIES = 1  # a task that raises runs once more (a killed worker's task is rescheduled by the scheduler)
 
@@ -511,7 +516,7 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         chains = threads(client)
         pending = {client.submit(chain_task, getattr(backend, "sub", None), puzzle, plain, i, wall, names,
                                  key=f"edgematch-chain-{run}-{i}", pure=False, retries=RETRIES): i
-                   for i in range(chains)}
+                   for i in range(chains if in_time(deadline) else 0)}
         try:
             reason = _relayed(pending, queue, got, puzzle, None if deadline is None else deadline + LATE_SECONDS)
         except KeyboardInterrupt:

@@ -229,7 +229,7 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         count = threads(client)
         pending = {client.submit(chains.chain_task, getattr(backend, "sub", None), puzzle, single(task), i, wall,
                                  names, key=f"edgematch-race-{run}-{i}", pure=False, retries=RETRIES): i
-                   for i in range(count)}
+                   for i in range(count if chains.in_time(deadline) else 0)}
         try:
             reason = _relayed(pending, queue, got, None if deadline is None else deadline + LATE_SECONDS)
         except KeyboardInterrupt:
