@@ -230,6 +230,16 @@ def test_a_count_on_more_workers_says_one_solver_counted():
     assert result.options["workers"].startswith("1 (one solver enumerates; 2 asked")
 
 
+def test_best_and_cpsat_counts_on_more_workers_say_they_used_one():
+    """SAT's best and CP-SAT's enumeration run one solver whatever --workers says: each says so (they said
+    nothing, or num_workers=1 without a reason)."""
+    best = edgematch.best("examples/insects.em", backend="sat", workers=2, time_limit=10)
+    assert best.options["workers"] == "1 (one solver improves the board; 2 asked)"
+    counted = edgematch.count("examples/insects.em", backend="cpsat", workers=2)
+    assert counted.count == 4 and counted.options["num_workers"] == "1 (CP-SAT enumerates on one; 2 asked)"
+    assert edgematch.solve("examples/insects.em", backend="cpsat", workers=2).options["num_workers"] == 2
+
+
 def test_the_command_line_says_one_line_for_a_bad_value():
     out = CliRunner().invoke(load_commands(), ["solve", "examples/insects.em", "-b", "sat", "-O", "cubes=many"])
     assert out.exit_code == 2

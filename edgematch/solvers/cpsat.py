@@ -88,8 +88,10 @@ class CpsatBackend(Backend):
             stopped, got.message = "error", f"{self.full_name}: {exc}"
         took = time.monotonic() - started
         build = got.build if got.build is not None else took
+        one = f"1 (CP-SAT enumerates on one; {task.workers} asked)"
         options = {
-            "formulation": formulation, "symmetry": symmetry, "anchor": got.anchor, "num_workers": workers,
+            "formulation": formulation, "symmetry": symmetry, "anchor": got.anchor,
+            "num_workers": workers if workers == task.workers else one,
             "random_seed": seed, "max_time_in_seconds": got.max_time,
         }
         counters = {**got.counters, **got.enc_stats, "boards": len(got.boards)}

@@ -264,7 +264,9 @@ class SatBackend(Backend):
             stopped = stream(_best_child, (puzzle, solver, mode, symmetry, amo), deadline, got.handle)
         except ChildDied as exc:
             stopped, error = "error", f"sat:{solver}: {exc}"
-        options = {"solver": solver, "maxsat": mode, "symmetry": symmetry, "amo": amo}
+        options = {"solver": solver, "maxsat": mode, "symmetry": symmetry, "amo": amo,
+                   **({"workers": f"1 (one solver improves the board; {task.workers} asked)"} if task.workers > 1
+                      else {})}
         return got.result(f"sat:{solver}", stopped, options, error)
 
 
