@@ -107,3 +107,22 @@ def test_bad_variants_and_options_are_named(backend, options, message):
     puzzle = edgematch.read_puzzle("examples/insects.em")
     with pytest.raises(UsageError, match=message):
         edgematch.solve(puzzle, backend=backend, **options)
+
+
+@pytest.mark.parametrize(("call", "options", "message"), [
+    (edgematch.count, {"seed": 5}, "seed is an option of the restarts"),
+    (edgematch.count, {"unit": 7, "seed": 1}, "seed and unit are options of the restarts"),
+    (edgematch.solve_all, {"unit": 7}, "unit is an option of the restarts"),
+    (edgematch.solve, {"symmetry": "off"}, "symmetry is an option of count"),
+    (edgematch.solve_all, {"symmetry": "off"}, "symmetry is an option of count"),
+])
+def test_options_a_question_never_uses_are_refused_not_ignored(call, options, message):
+    """A count or a listing took seed and unit and a solution took symmetry, without effect or a word (the same
+    nodes either way): each is refused with the reason, also when auto finds no backend that takes it."""
+    puzzle = edgematch.read_puzzle("examples/insects.em")
+    with pytest.raises(UsageError, match=message):
+        call(puzzle, backend="native", **options)
+    assert edgematch.count(puzzle, backend="native", symmetry="off").count == 4  # where it does apply
+    assert edgematch.solve(puzzle, backend="native", seed=3).status.value == "solved"
+    with pytest.raises(UsageError, match="unit is an option of the restarts"):  # no other backend takes unit
+        edgematch.solve_all(puzzle, backend="auto", unit=7)

@@ -223,9 +223,12 @@ def options_policy():
     (5, 2, {}, "native:restarts"),                     # two workers: two seeded chains of the restarts race
     (8, 2, {}, "native:restarts"),                     # a portfolio takes no workers: the rule below it does
 ])
-def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, workers, options, backend):
+def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, workers, options, backend,
+                                                                          monkeypatch):
+    from edgematch.solvers import processes
     from edgematch.solvers.base import Task
 
+    monkeypatch.setattr(processes, "usable_cores", lambda: 2)  # the portfolio rule races (not so under taskset -c 0)
     puzzle, _ = generate(GeneratorSpec(size, size, framed=True, border_colours=2, inner_colours=3, seed=1))
     choice = options_policy().choose(puzzle, "first", Task("first", workers=workers, options=options))
     assert choice.backend == backend
@@ -273,6 +276,7 @@ def test_portfolio_rules_are_passed_over_on_one_usable_core(monkeypatch):
 
     policy = options_policy()
     puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=6, seed=1))
+    monkeypatch.setattr(processes, "usable_cores", lambda: 2)
     assert policy.choose(puzzle, "first").backend == "portfolio:native+native:restarts"
     monkeypatch.setattr(processes, "usable_cores", lambda: 1)
     choice = policy.choose(puzzle, "first")

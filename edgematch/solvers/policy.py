@@ -270,6 +270,9 @@ def _taker(task: Task, here: bool) -> str:
     for name in names:  # some backend would take them, but it is not installed: say what to install
         if not installed(name) and _takes_unloaded(name, task):
             get_backend(name)  # raises MissingDependencyError naming the extra
+    for name in names:  # a backend knows every option asked, but not for this question: its reason says why
+        if set(task.options) <= set(backend_class(name.partition(":")[0]).options) and (reason := refusal(name, task)):
+            raise UsageError(reason)
     asked = ", ".join(sorted(task.options)) or "none"
     known = "; ".join(f"{n}: {', '.join(backend_class(n).options) or 'none'}"
                       for n in dict.fromkeys(n.partition(":")[0] for n in names))

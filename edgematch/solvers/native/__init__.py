@@ -162,6 +162,15 @@ class NativeBackend(Backend):
             return "native backend: workers and a cluster do not go together (local:N starts N workers)"
         if self.sub == "dfs" and task.options.keys() & {"unit", "seed"}:
             return "native:dfs backend: unit and seed are options of the restarts (native, native:restarts)"
+        restarts_only = task.options.keys() & {"unit", "seed"}
+        if task.question in ("count", "all") and restarts_only:
+            named = " and ".join(sorted(restarts_only))
+            return (f"native backend: {named} {'are options' if len(restarts_only) > 1 else 'is an option'} of the "
+                    "restarts (one solution with native) and of best; a count or a listing searches the whole tree "
+                    "in one order")
+        if task.question in ("first", "all") and "symmetry" in task.options:
+            return ("native backend: symmetry is an option of count (a solution or a listing shows every board, "
+                    "turned or not)")
         return super().refusal(task)
 
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
