@@ -96,3 +96,18 @@ def test_encode_then_an_external_solver_then_decode(tmp_path):
     model.write_text("s UNSATISFIABLE\n")
     result = cli("decode", "examples/racket3x3.rkt", cnf, model)
     assert result.exit_code == 2 and f"{model}:1: the solver says UNSATISFIABLE" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["solve", "best"])
+def test_output_alone_draws_the_board_as_its_suffix_says(tmp_path, command):
+    """``-o FILE`` without ``--render`` was ignored: the board went to the screen and FILE was never written."""
+    svg, text = tmp_path / "board.svg", tmp_path / "board.txt"
+    extra = ["-t", "2"] if command == "best" else []
+    assert cli(command, "examples/insects.em", "-o", svg, *extra).exit_code == 0
+    assert svg.read_text().startswith("<?xml") and "<svg" in svg.read_text()
+    shown = cli(command, "examples/insects.em", "-o", text, *extra)
+    assert shown.exit_code == 0 and "board drawn to" in shown.stdout
+    drawn = text.read_text()
+    assert "mantis" in drawn and "<svg" not in drawn
+    refused = cli(command, "examples/insects.em", "--json", "--render", "ascii", *extra)
+    assert refused.exit_code == 2 and "give --render an output file with -o" in refused.output

@@ -30,17 +30,20 @@ from rich.text import Text
 
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
-from edgematch.cli.commands import FormatOpt, emit
+from edgematch.cli.commands import FormatOpt
 from edgematch.cli.solve import (
     EXIT_FAILED,
     EXIT_TIMEOUT,
     BackendOpt,
     JsonOpt,
     OptionOpt,
+    OutputOpt,
     Render,
     TimeOpt,
     WorkersOpt,
     backend_options,
+    draw_board,
+    drawing,
     interruptible,
     print_json,
     result_json,
@@ -239,7 +242,7 @@ def best_cmd(
     save_format: Annotated[str | None, typer.Option(
         "--save-format", help="Format of --save (e.g. e2dev: the eternity2.dev board document).")] = None,
     render: Annotated[Render | None, typer.Option("--render", help="Draw the best board.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where --render writes.")] = None,
+    output: OutputOpt = None,
     url: Annotated[bool, typer.Option(
         "--url", help="Print the board's link for the eternity2.dev viewer (same rule, frame 0 puzzles).")] = False,
     url_site: Annotated[str, typer.Option(
@@ -253,7 +256,6 @@ def best_cmd(
 ) -> None:
     """The best board within the time: every tile used, seams allowed to break, as many fitting as found.
     With --workers N (or --cluster), N independent chains of the search share the best board."""
-    from edgematch import render as draw
     from edgematch.formats import e2dev
 
     with interruptible(), reported():
@@ -268,8 +270,7 @@ def best_cmd(
         for target in (save, output):
             if target is not None:
                 writable(target)  # so does a --save or -o that is a folder, link or device, or in no folder
-        if render is not None and render is not Render.ascii and output is None:
-            raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+        render = drawing(render, output, as_json)
         if cluster is not None and backend.partition(":")[0] not in ("auto", "native"):
             raise UsageError(f"--cluster runs the native backend's chains; -b {backend} does not run on a cluster")
         keeper = Keeper(puzzle, save, save_format, time.perf_counter())
@@ -295,8 +296,7 @@ def best_cmd(
                 keeper.save()  # the board a Ctrl-C cut short while it was being written
         link = e2dev.viewer_url(puzzle, board, site=url_site) if url and board is not None else None  # type: ignore[arg-type]
         if board is not None and render is not None and output is not None:
-            emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(
-                puzzle, board) if render is Render.svg else draw.render_png(puzzle, board), output)
+            draw_board(puzzle, board, render, output)
         if as_json:
             print_json(best_json(result, link, keeper, puzzle))
             raise typer.Exit(final_exit_code(result, keeper))

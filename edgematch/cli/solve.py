@@ -91,6 +91,31 @@ class Render(StrEnum):
     png = "png"
 
 
+OutputOpt = Annotated[Path | None, typer.Option(
+    "--output", "-o", help="Draw the board to this file: as --render says, else as its suffix says (.svg, .png; "
+                           "any other: text).")]
+
+
+def drawing(render: Render | None, output: Path | None, as_json: bool) -> Render | None:
+    """How the board is drawn: ``--render``, or with ``-o`` alone the kind the file's suffix names (``-o`` was
+    ignored without ``--render``); a drawing with nowhere to go is refused."""
+    if render is None and output is not None:
+        render = {".svg": Render.svg, ".png": Render.png}.get(output.suffix.lower(), Render.ascii)
+    if as_json and render is not None and output is None:
+        raise UsageError("--json writes to stdout; give --render an output file with -o")
+    if render is not None and render is not Render.ascii and output is None:
+        raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+    return render
+
+
+def draw_board(puzzle: Puzzle, board: Solution, render: Render, output: Path) -> None:
+    """Write ``board`` drawn as ``render`` to ``output`` (safely, as every file the tool writes)."""
+    from edgematch import render as draw
+
+    emit(draw.render_ascii(puzzle, board) if render is Render.ascii else draw.render_svg(puzzle, board)
+         if render is Render.svg else draw.render_png(puzzle, board), output)
+
+
 @contextlib.contextmanager
 def live_progress(what: str, expected: tuple[float, float] | None = None) -> Iterator[Progress | None]:
     """A transient progress line (nodes, solutions, rate, elapsed) on a terminal; nothing otherwise. With
@@ -383,7 +408,7 @@ def solve_cmd(
     order: OrderOpt = None,
     option: OptionOpt = None,
     render: Annotated[Render | None, typer.Option("--render", help="Draw the (first) solution.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where --render writes.")] = None,
+    output: OutputOpt = None,
     save: Annotated[
         Path | None, typer.Option("--save", help="Write the (first) solution to this file (.emsol, .json, .sol).")
     ] = None,
@@ -401,8 +426,6 @@ def solve_cmd(
         "native search's parts.")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""
-    from edgematch import render as draw
-
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         known(backend)
@@ -412,10 +435,7 @@ def solve_cmd(
             options["proof"] = str(proof)
         if limit is not None and not all_:
             raise typer.BadParameter("--limit goes with --all")
-        if as_json and render is not None and output is None:
-            raise UsageError("--json writes to stdout; give --render an output file with -o")
-        if render is not None and render is not Render.ascii and output is None:
-            raise typer.BadParameter(f"--render {render.value} needs -o FILE")
+        render = drawing(render, output, as_json)
         for target in (save, output):
             if target is not None:
                 writable(target)  # a folder, link or device there, or no such folder: said before the search
@@ -437,8 +457,7 @@ def solve_cmd(
             if first is not None and save is not None:
                 fmt.write_solution(first, save, puzzle=puzzle)
             if first is not None and render is not None and output is not None:
-                emit(draw.render_ascii(puzzle, first) if render is Render.ascii else draw.render_svg(
-                    puzzle, first) if render is Render.svg else draw.render_png(puzzle, first), output)
+                draw_board(puzzle, first, render, output)
             print_json(result_json(result, explained))
             raise typer.Exit(exit_code(result))
         written: list[tuple[str, Path]] = []
@@ -446,8 +465,7 @@ def solve_cmd(
             if render is None or output is None:
                 show_board(puzzle, first)
             else:
-                emit(draw.render_ascii(puzzle, first) if render is Render.ascii else draw.render_svg(
-                    puzzle, first) if render is Render.svg else draw.render_png(puzzle, first), output)
+                draw_board(puzzle, first, render, output)
                 written.append(("board drawn to", output))
             if save is not None:
                 fmt.write_solution(first, save, puzzle=puzzle)
