@@ -132,3 +132,17 @@ def test_the_library_and_the_bench_suggest_too(tmp_path):
         get_backend("sat:minisat")
     bench = runner.invoke(app, ["bench", "smoke", "-b", "native,cpsta", "--db", str(tmp_path / "b.sqlite")])
     assert bench.exit_code == 2 and "did you mean cpsat?" in bench.output
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["solve", INSECTS, "--order", "row", "-O", "order=spiral"], "--order and -O order: give each option once"),
+    (["solve", INSECTS, "-O", "seed=1", "-O", "seed=2"], "-O seed twice"),
+    (["bench", "list", "-b", "native"], "it does not take --backends"),
+    (["bench", "smoke", "--no-report", "-o", "somewhere"], "--no-report writes no report"),
+    (["convert", INSECTS, "--puzzle", INSECTS], "--puzzle gives a solution's puzzle"),
+    (["best", INSECTS, "--url-site", "e2.bucas.name"], "give --url too"),
+    (["best", INSECTS, "--save-format", "e2dev"], "give --save FILE too"),
+])
+def test_an_option_that_would_be_dropped_is_refused(args, says):
+    """Each of these was taken and silently dropped (or one of two values silently won)."""
+    assert says in one_line(runner.invoke(app, args))

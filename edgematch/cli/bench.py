@@ -210,10 +210,21 @@ def bench(
 
     with reported():
         if target == "list":
+            unused = [name for name, given in (
+                ("--backends", backends), ("--sizes", sizes), ("--colours", colours), ("--seeds", seeds),
+                ("--families", families), ("--timeout", timeout is not None), ("--task", task), ("--jobs", jobs != 1),
+                ("--resume", resume), ("--session", session is not None), ("--output", output),
+                ("--no-report", not report), ("--memory", memory != MEMORY_LIMIT_MB), ("--confirm", confirm),
+                ("--repeat", repeat), ("--cluster", cluster)) if given]
+            if unused:
+                raise UsageError(f"`edgematch bench list` shows past sessions (it takes --db and --json); it does "
+                                 f"not take {', '.join(unused)}")
             _list(db, as_json)
             return
         if as_json:
             raise UsageError("--json goes with `edgematch bench list`")
+        if output is not None and not report:
+            raise UsageError("--output names the report's folder, and --no-report writes no report")
         overrides = replace(_overrides(backends, sizes, colours, seeds, timeout, task, families), repeat=repeat)
         _check_jobs(jobs)
         if cluster is not None:

@@ -245,8 +245,8 @@ def best_cmd(
     output: OutputOpt = None,
     url: Annotated[bool, typer.Option(
         "--url", help="Print the board's link for the eternity2.dev viewer (same rule, frame 0 puzzles).")] = False,
-    url_site: Annotated[str, typer.Option(
-        "--url-site", help="The viewer --url links to: eternity2.dev or e2.bucas.name.")] = "eternity2.dev",
+    url_site: Annotated[str | None, typer.Option(
+        "--url-site", help="The viewer --url links to: eternity2.dev (default) or e2.bucas.name.")] = None,
     format: FormatOpt = None,
     as_json: JsonOpt = False,
     cluster: Annotated[str | None, typer.Option(
@@ -261,6 +261,11 @@ def best_cmd(
     with interruptible(), reported():
         puzzle = fmt.read_puzzle(file, format)
         options = backend_options(None, option)
+        if url_site is not None and not url:
+            raise UsageError("--url-site chooses the viewer of --url: give --url too")
+        if save_format is not None and save is None:
+            raise UsageError("--save-format is the format of --save: give --save FILE too")
+        url_site = url_site or "eternity2.dev"
         if url_site not in ("eternity2.dev", "e2.bucas.name"):
             raise UsageError(f"--url-site: eternity2.dev or e2.bucas.name, got {url_site!r}")
         if url and (why := e2dev.viewer_refusal(puzzle)):

@@ -223,6 +223,8 @@ def convert_cmd(
 ) -> None:
     """Convert a puzzle (or with --solution a solution) between formats; see `edgematch formats`."""
     with reported():
+        if puzzle_file is not None and not solution:
+            raise UsageError("--puzzle gives a solution's puzzle: it goes with --solution")
         if solution:
             puzzle = fmt.read_puzzle(puzzle_file) if puzzle_file else None
             sol = fmt.read_solution(source, from_, puzzle)

@@ -177,7 +177,11 @@ def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"--option wants KEY=VALUE, got {pair!r}")
-        options[key.strip()] = value.strip()
+        key = key.strip()
+        if key in options:
+            given = "--order and -O order" if key == "order" and order else f"-O {key} twice"
+            raise UsageError(f"{given}: give each option once")
+        options[key] = value.strip()
     return options
 
 
