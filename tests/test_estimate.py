@@ -83,7 +83,7 @@ def test_count_estimate_on_the_command_line():
     data = json.loads(runner.invoke(app, ["count", str(EXAMPLES / "insects.em"), "--estimate", "--json"]).stdout)
     assert (data["raw"], data["distinct"], data["probes"]) == (4, 1, 0)  # so small a tree is counted, exactly
     bad = runner.invoke(app, ["count", str(EXAMPLES / "insects.em"), "--estimate", "-t", "-1"])
-    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert bad.exit_code == 2 and "Traceback" not in bad.output and "time limit must be a positive" in bad.output
 
 
 def test_info_shows_the_estimate_beside_the_random_puzzle_formula():

@@ -201,6 +201,10 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | No
     """``count --estimate``: what the count would find and cost, as a table or JSON."""
     from edgematch.solvers import estimate
 
+    from edgematch.solvers.api import seconds_problem
+
+    if seconds is not None and (problem := seconds_problem(seconds)):
+        raise UsageError(f"time limit {problem}")  # as every other command says it
     e = estimate(puzzle, seconds if seconds is not None else 1.0, order=order or "auto")
     if as_json:
         print_json(e.as_dict())
