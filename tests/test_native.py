@@ -108,3 +108,36 @@ def test_all_cells_hinted():
     result = edgematch.count(pinned, distinct=True)
     assert (result.count, result.distinct) == (1, 1)
     assert edgematch.solve(pinned).solution == solution
+
+
+@pytest.mark.parametrize("order", ["row", "dynamic"])
+def test_rare_values_first_list_the_same_solutions_and_find_valid_first_ones(order):
+    """``-O values=rare`` only reorders each bucket's candidates: the listing is the oracle's, solutions check."""
+    for puzzle in SMALL[:120]:
+        expected = set(all_solutions(puzzle))
+        listed = edgematch.solve_all(puzzle, backend="native", order=order, values="rare")
+        assert set(listed.solutions) == expected and len(listed.solutions) == len(expected), puzzle
+        first = edgematch.solve(puzzle, backend="native:dfs", order=order, values="rare")
+        assert (first.solution is not None) == bool(expected)
+        assert first.solution is None or check(puzzle, first.solution).ok
+
+
+def test_rare_values_try_the_tile_of_the_rarest_colour_first():
+    from edgematch.core.model import Puzzle, Tile
+    from edgematch.core.tiletypes import tile_types
+    from edgematch.solvers.native.tables import rarity_rank
+
+    # colour 3 is on two tile sides, colour 2 on four, colour 1 on the rest; the file lists the plain tile first
+    puzzle = Puzzle(2, 2, tuple(Tile(e) for e in [(1, 1, 1, 1), (1, 2, 1, 2), (3, 1, 1, 3), (1, 2, 1, 2)]),
+                    rotations=True)
+    types = tile_types(puzzle)
+    rank = rarity_rank(puzzle, types)
+    type_of = {tile: t for t, members in enumerate(types.members) for tile, _ in members}
+    plain, twos, threes = type_of[0], type_of[1], type_of[2]
+    assert rank[threes] < rank[twos] < rank[plain]
+    tables = build_tables(puzzle, "row", values="rare")
+    tried = [int(t) for t in tables.cand_type]  # the first bucket is the top-left cell's: every tile, no neighbour
+    assert tried.index(threes) < tried.index(twos) < tried.index(plain)
+    assert [int(t) for t in build_tables(puzzle, "row").cand_type][0] == plain  # the file's order otherwise
+    with pytest.raises(UsageError, match="values must be one of index, rare"):
+        edgematch.solve(puzzle, backend="native", values="often")

@@ -200,7 +200,6 @@ def estimate_ignores(backend: str, workers: int, options: list[str] | None, clus
 def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | None, as_json: bool) -> None:
     """``count --estimate``: what the count would find and cost, as a table or JSON."""
     from edgematch.solvers import estimate
-
     from edgematch.solvers.api import seconds_problem
 
     if seconds is not None and (problem := seconds_problem(seconds)):

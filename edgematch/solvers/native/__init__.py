@@ -107,10 +107,12 @@ class NativeBackend(Backend):
     modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
-    options = ("order", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start", "breaks",
-               "double", "search", "width", "fanout", "repair", "beam_share")
+    options = ("order", "values", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start",
+               "breaks", "double", "search", "width", "fanout", "repair", "beam_share")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
-                         f"{DYNAMIC_FROM}+ free cells)", "symmetry": "on", "fc": "off", "bounds": "off",
+                         f"{DYNAMIC_FROM}+ free cells)",
+                "values": "index (a cell's candidates in the file's tile order; rare: tiles showing the rarest "
+                          "colours first)", "symmetry": "on", "fc": "off", "bounds": "off",
                 "match": "off",
                 "memo": f"auto (a count: a table of up to {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
@@ -168,6 +170,9 @@ class NativeBackend(Backend):
             return (f"native backend: {named} {'are options' if len(restarts_only) > 1 else 'is an option'} of the "
                     "restarts (one solution with native) and of best; a count or a listing searches the whole tree "
                     "in one order")
+        if task.question in ("count", "best") and "values" in task.options:
+            return ("native backend: values orders the candidates a solution or a listing tries first; a count "
+                    "tries them all, and best has its own order")
         if task.question in ("first", "all") and "symmetry" in task.options:
             return ("native backend: symmetry is an option of count (a solution or a listing shows every board, "
                     "turned or not)")
@@ -188,7 +193,8 @@ class NativeBackend(Backend):
         if order == "auto" and task.question == "first" and one_search and dynamic_by_default(puzzle):
             order = "dynamic"
         how = propagation(given, order)
-        tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any)
+        tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any,
+                              values=str(given.get("values", "index")))
         if how.dynamic:
             tables = replace(tables, order_name="dynamic")
         build = time.perf_counter() - t0
@@ -295,6 +301,7 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}), **memo_stats,
             },
             options={"order": tables.order_name, "workers": task.workers,
+                     **({"values": task.options["values"]} if "values" in task.options else {}),
                      **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off",
                          "match": "on" if how.match else "off"} if how.any else {}),
                      **({"keep": "off"} if restarting and not keep else {}),
