@@ -1,13 +1,14 @@
 """Nodes and seconds to a first solution with each propagation option (issue 24 part 1).
 
 Run: python benchmarks/propagation.py [--cases 7x7c7,10x10c5,8x8c8] [--seeds 1-5] [--limit 60] [--core 1]
-[--backend native:dfs] [--configs plain,fc,bounds,dynamic,dynamic+bounds,match,dynamic+match]
+[--backend native:dfs] [--configs plain,fc,bounds,dynamic,dynamic+bounds,match,dynamic+match,auto,rare]
 
 The frontier's boards (benchmarks/frontier.py: planted framed n x n, isqrt(n) + 1 rim colours, c inner colours)
 solved by whole processes ``edgematch solve FILE -b BACKEND -t LIMIT --json`` plus the configuration's options,
 pinned to one core. ``native:dfs`` (the default here) walks one tree in a fixed value order, so its node count
 to the first solution compares the trees the options leave; ``native`` adds the restarts. Prints per case and
-configuration the nodes and solve seconds per seed (``-`` for a timeout, with the nodes searched until then),
+configuration (``auto`` and ``rare``: the shipped order without and with ``-O values=rare``) the nodes and
+solve seconds per seed (``-`` for a timeout, with the nodes searched until then),
 then the medians (timeouts counted at the limit) and the nodes' ratio to ``plain`` on the seeds both solved.
 Every solution printed is checked by edgematch's checker (the script exits 1 on a wrong one).
 """
@@ -38,6 +39,8 @@ CONFIGS = {
     "dynamic+bounds": ["--order", "dynamic", "-O", "bounds=on"],
     "match": [*STATIC, "-O", "match=on"],
     "dynamic+match": ["--order", "dynamic", "-O", "match=on"],
+    "auto": [],  # the order as shipped: row, or dynamic from 100 free cells of a framed board
+    "rare": ["-O", "values=rare"],  # the same, each cell's candidates rarest colours first
 }
 
 
@@ -65,6 +68,8 @@ def main() -> int:
     parser.add_argument("--configs", default=",".join(CONFIGS))
     args = parser.parse_args()
     configs = args.configs.split(",")
+    if unknown := [c for c in configs if c not in CONFIGS]:
+        parser.error(f"unknown configs {unknown}; choose from {','.join(CONFIGS)}")
     print(f"load average before: {os.getloadavg()}")
     wrong = False
     with tempfile.TemporaryDirectory() as tmp:
