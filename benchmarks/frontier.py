@@ -60,13 +60,19 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def backend_args(backend: str) -> list[str]:
+    """``-b NAME`` and an ``-O`` per option of a backend spelled as the bench does: ``native:dfs@values=rare``."""
+    name, *options = backend.split("@")
+    return ["-b", name, *(arg for option in options for arg in ("-O", option))]
+
+
 def run_edgematch(backend: str, puzzle, em_file: Path, limit: float, core: int) -> tuple[str, float | None]:
     """(verdict, wall): verdict 'solved', 'timeout', 'timeout*' (a checked answer after the limit), 'WRONG' or
     'error N'; wall is the whole process's seconds."""
-    saved = em_file.with_suffix(f".{backend.replace(':', '-')}.emsol")
+    saved = em_file.with_suffix(f".{backend.replace(':', '-').replace('@', '-').replace('=', '-')}.emsol")
     saved.unlink(missing_ok=True)
-    cmd = [*yardstick.edgematch_command(), "solve", str(em_file), "-b", backend, "--time-limit", f"{limit:g}",
-           "--save", str(saved)]
+    cmd = [*yardstick.edgematch_command(), "solve", str(em_file), *backend_args(backend), "--time-limit",
+           f"{limit:g}", "--save", str(saved)]
     code, wall, _, out = yardstick.timed(cmd, timeout=limit + GRACE, core=core)
     if code is None or code == 3:
         return "timeout", wall
@@ -95,7 +101,7 @@ def shown(verdict: str, wall: float | None) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="auto", help="edgematch backends, comma-separated (default auto), "
-                        "e.g. auto,native,native:restarts,cpsat:table")
+                        "e.g. auto,native,native:restarts,cpsat:table; options after @: native:dfs@values=rare")
     parser.add_argument("--cases", default=",".join(f"{n}x{n}c{c}" for n, c in CASES),
                         help="NxNcC, comma-separated (default %(default)s)")
     parser.add_argument("--seeds", default="1-5", help="e.g. 1-5 or 1,3 (default %(default)s)")
@@ -123,7 +129,7 @@ def main() -> int:
         warm = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=3, seed=1))[0]
         edgematch.write_puzzle(warm, folder / "warm.em")  # compiled code cached before anything is timed
         for backend in backends:
-            yardstick.timed([*yardstick.edgematch_command(), "solve", str(folder / "warm.em"), "-b", backend])
+            yardstick.timed([*yardstick.edgematch_command(), "solve", str(folder / "warm.em"), *backend_args(backend)])
         for n, inner in cases:
             rim = math.isqrt(n) + 1
             print(f"\n### framed {n}x{n}, {rim} rim + {inner} inner colours ({case_name(n, inner)})\n")
