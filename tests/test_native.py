@@ -141,3 +141,7 @@ def test_rare_values_try_the_tile_of_the_rarest_colour_first():
     assert [int(t) for t in build_tables(puzzle, "row").cand_type][0] == plain  # the file's order otherwise
     with pytest.raises(UsageError, match="values must be one of index, rare"):
         edgematch.solve(puzzle, backend="native", values="often")
+    with pytest.raises(UsageError, match="a count tries them all"):
+        edgematch.count(puzzle, backend="native", values="rare")
+    with pytest.raises(UsageError, match="a split search on a cluster"):  # its workers would build other tables
+        edgematch.solve_all(puzzle, backend="native", values="rare", cluster="local:2")

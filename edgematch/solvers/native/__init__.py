@@ -173,6 +173,9 @@ class NativeBackend(Backend):
         if task.question in ("count", "best") and "values" in task.options:
             return ("native backend: values orders the candidates a solution or a listing tries first; a count "
                     "tries them all, and best has its own order")
+        if "values" in task.options and task.cluster is not None and (task.question == "all" or self.sub == "dfs"):
+            return ("native backend: values runs in the one-process search and the race's chains; a split "
+                    "search on a cluster builds its parts' tables in the file's order")
         if task.question in ("first", "all") and "symmetry" in task.options:
             return ("native backend: symmetry is an option of count (a solution or a listing shows every board, "
                     "turned or not)")
