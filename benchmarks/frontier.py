@@ -33,6 +33,12 @@ C_NAME = "C yardstick"
 GRACE = 10.0  # edgematch runs are killed at limit + GRACE if they overrun their own limit
 
 
+def board(n: int, inner: int, seed: int) -> edgematch.Puzzle:
+    """The frontier's board: a planted framed n x n with isqrt(n) + 1 rim colours and ``inner`` inner colours."""
+    spec = GeneratorSpec(n, n, framed=True, border_colours=math.isqrt(n) + 1, inner_colours=inner, seed=seed)
+    return generate(spec)[0]
+
+
 def case_name(n: int, inner: int) -> str:
     return f"{n}x{n} c{inner}"
 
@@ -136,8 +142,7 @@ def main() -> int:
             print("| seed | " + " | ".join(programs) + " |")
             print("|--:|" + "--:|" * len(programs), flush=True)
             for seed in seeds:
-                spec = GeneratorSpec(n, n, framed=True, border_colours=rim, inner_colours=inner, seed=seed)
-                puzzle, _ = generate(spec)
+                puzzle = board(n, inner, seed)
                 stem = folder / f"{n}x{n}-{rim}+{inner}-s{seed}"
                 em_file = stem.with_suffix(".em")
                 edgematch.write_puzzle(puzzle, em_file)

@@ -15,11 +15,9 @@ keeps the placed region compact closes more seams early; the question is whether
 from __future__ import annotations
 
 import argparse
-import math
 
-from frontier import case_name, parse_cases, parse_seeds
+from frontier import board, case_name, parse_cases, parse_seeds
 
-from edgematch import GeneratorSpec, generate
 from edgematch.solvers.native.count.estimate import knuth
 from edgematch.solvers.native.tables import build_tables, fill_order
 
@@ -53,8 +51,7 @@ def main() -> None:
     print(f"{'case':10} {'seed':>4}  " + "  ".join(f"{o:>22}" for o in orders))
     for n, inner in parse_cases(args.cases):
         for seed in parse_seeds(args.seeds):
-            rim = math.isqrt(n) + 1
-            puzzle = generate(GeneratorSpec(n, n, framed=True, border_colours=rim, inner_colours=inner, seed=seed))[0]
+            puzzle = board(n, inner, seed)
             shown = []
             for name in orders:
                 cells = fill_order(puzzle, name) if name in ("row", "spiral", "frame") else cells_of(name, n, n)

@@ -24,10 +24,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from frontier import case_name, parse_cases, parse_seeds
+from frontier import board, case_name, parse_cases, parse_seeds
 
 import edgematch
-from edgematch import GeneratorSpec, generate
 
 STATIC = ["--order", "row"]  # the frontier boards' static order (auto takes dynamic from 100 free cells)
 CONFIGS = {
@@ -42,11 +41,6 @@ CONFIGS = {
     "auto": [],  # the order as shipped: row, or dynamic from 100 free cells of a framed board
     "rare": ["-O", "values=rare"],  # the same, each cell's candidates rarest colours first
 }
-
-
-def board(n: int, inner: int, seed: int):
-    rim = int(n ** 0.5) + 1
-    return generate(GeneratorSpec(n, n, framed=True, border_colours=rim, inner_colours=inner, seed=seed))[0]
 
 
 def run(path: Path, backend: str, extra: list[str], limit: float, core: int) -> dict:

@@ -22,14 +22,13 @@ percent). The checks, each in plain Python here, independent of the C loop:
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 from collections.abc import Callable
 
-from frontier import case_name, parse_cases, parse_seeds
+from frontier import board, case_name, parse_cases, parse_seeds
 
-from edgematch import GeneratorSpec, Puzzle, generate
+from edgematch import Puzzle
 
 Placed = dict[int, tuple[int, ...]]  # cell -> the edges its tile shows (N E S W)
 
@@ -195,8 +194,7 @@ def main() -> None:
     print(f"{'case':10} {'seed':>4} {'plain tree':>11}  " + "  ".join(f"{c + ' share':>18}" for c in checks))
     for n, inner in parse_cases(args.cases):
         for seed in parse_seeds(args.seeds):
-            rim = math.isqrt(n) + 1
-            puzzle = generate(GeneratorSpec(n, n, framed=True, border_colours=rim, inner_colours=inner, seed=seed))[0]
+            puzzle = board(n, inner, seed)
             tree, rng = Tree(puzzle), random.Random(seed)
             per = max(args.probes // batches, 1)
             shares: dict[str, list[float]] = {c: [] for c in checks}
