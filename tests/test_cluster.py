@@ -210,3 +210,33 @@ def test_a_local_cluster_says_nothing_on_stderr_when_another_holds_dasks_port(tm
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["count"] == 16
     assert done.stderr == ""
+
+
+UNGUARDED = """import edgematch
+from edgematch.errors import EdgematchError
+try:
+    print(edgematch.count({hunde!r}, cluster="local:2").count)
+except EdgematchError as exc:
+    print("error:", exc)
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_script_without_the_main_guard_is_told_to_add_it(tmp_path, guarded):
+    """Dask spawns its workers, which run an unguarded script again: the start failed with Dask's and
+    multiprocessing's tracebacks on stderr. Now the library raises one project error naming the guard, and the
+    guarded script counts Hunde-Spiel's 16."""
+    hunde = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")
+    body = UNGUARDED.format(hunde=hunde)
+    if guarded:
+        body = 'if __name__ == "__main__":\n' + "".join(f"    {line}\n" for line in body.splitlines())
+    script = tmp_path / "count_on_a_cluster.py"
+    script.write_text(body)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    if guarded:
+        assert done.stdout.strip() == "16"
+    else:
+        assert done.stdout.startswith("error: the local Dask cluster local:2 did not start")
+        assert 'if __name__ == "__main__":' in done.stdout and "spawning" in done.stdout
+        assert "Traceback" not in done.stderr

@@ -8,7 +8,8 @@ Dask scheduler answers there (:func:`check_cluster`: one line within a few secon
 ``dask.distributed.Client`` passed by a library caller is used as it is and left open. Dask is imported only
 here and only when a cluster is asked for; without it, :class:`MissingDependencyError` names the extra. A
 script that starts a local cluster needs the usual ``if __name__ == "__main__":`` guard: Dask starts its
-workers by spawning Python.
+workers by spawning Python, which runs the script again; without the guard the call raises a
+:class:`UsageError` that says so (the spawned copies leave quietly instead of starting clusters of their own).
 
 Users: the native search's split count (:mod:`edgematch.solvers.native.cluster`) and the bench
 (:mod:`edgematch.bench.cluster`).
@@ -20,15 +21,17 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import multiprocessing
 import os
 import re
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-from edgematch.errors import MissingDependencyError, UsageError, quoted
+from edgematch.errors import BackendError, MissingDependencyError, UsageError, quoted
 from edgematch.solvers.processes import sigint
 
 LOCAL = "local:"
@@ -39,6 +42,8 @@ CONNECT_SECONDS = 4.0  # reaching a scheduler, its handshake and its identity, a
 # it is one; a web server that waits for a whole request line says nothing until this runs out)
 _HOST_NAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?")
 _PORT = "the port must be a whole number from 1 to 65535"
+GUARD = ("a script that starts a local cluster must do its work under `if __name__ == \"__main__\":` (Dask starts "
+         "its workers by spawning Python, which runs the script again)")
 
 
 def distributed() -> Any:
@@ -217,12 +222,22 @@ def connected(cluster: object) -> Iterator[Any]:
         yield cluster
         return
     if cluster.startswith(LOCAL):
-        with _quiet_client(), _deaf_children():
-            local = dd.LocalCluster(n_workers=int(cluster[len(LOCAL):]), threads_per_worker=1, processes=True,
-                                    dashboard_address=":0", scheduler_kwargs={"dashboard": False},
-                                    silence_logs=logging.ERROR)
-            # the scheduler's HTTP server on any free port, without the dashboard app: None meant Dask's 8787,
-            # which warns on stderr when another Dask process holds it
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # a spawned worker running an unguarded script again: leave quietly; the parent says why
+            raise SystemExit(1)
+        try:
+            with _quiet_client(logging.CRITICAL), _deaf_children():
+                local = dd.LocalCluster(n_workers=int(cluster[len(LOCAL):]), threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                                        silence_logs=logging.ERROR)
+                # the scheduler's HTTP server on any free port, without the dashboard app: None meant Dask's
+                # 8787, which warns on stderr when another Dask process holds it
+        except Exception as exc:  # noqa: BLE001  (Dask's start failing: one line, never its traceback)
+            why = f"the local Dask cluster {cluster} did not start ({str(exc).rstrip('.')})"
+            main = sys.modules.get("__main__")
+            if getattr(main, "__file__", None) and not _guarded(main):
+                raise UsageError(f"{why}: {GUARD}") from None
+            raise BackendError(why) from None
         try:
             with _quiet_client(), dd.Client(local) as client:
                 client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")
@@ -254,13 +269,23 @@ def _quick_exit(dd: Any) -> Any:
     return QuickExit()
 
 
+def _guarded(main: Any) -> bool:
+    """Whether the script ``main`` ran from reads ``if __name__ == "__main__"`` (unreadable: assumed not)."""
+    try:
+        with open(main.__file__, encoding="utf-8", errors="replace") as source:
+            return re.search(r"__name__\s*==\s*['\"]__main__['\"]", source.read()) is not None
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
-def _quiet_client() -> Iterator[None]:
-    """Dask's own loggers in this process at ERROR while a local cluster runs: closing one on Ctrl-C or at
-    the first answer logs its closed connections at INFO, with a traceback, which is not news to the user."""
+def _quiet_client(least: int = logging.ERROR) -> Iterator[None]:
+    """Dask's own loggers in this process at ``least`` (ERROR) while a local cluster runs: closing one on Ctrl-C
+    or at the first answer logs its closed connections at INFO, with a traceback, which is not news to the
+    user. Its start is quieter still: a worker that fails to start is logged with a traceback, then raised."""
     logger = logging.getLogger("distributed")
     level = logger.level
-    logger.setLevel(max(level, logging.ERROR))
+    logger.setLevel(max(level, least))
     try:
         yield
     finally:
