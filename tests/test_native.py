@@ -145,3 +145,19 @@ def test_rare_values_try_the_tile_of_the_rarest_colour_first():
         edgematch.count(puzzle, backend="native", values="rare")
     with pytest.raises(UsageError, match="a split search on a cluster"):  # its workers would build other tables
         edgematch.solve_all(puzzle, backend="native", values="rare", cluster="local:2")
+
+
+def test_one_solution_with_the_restarts_tries_the_rarest_colours_first_by_default():
+    """``values`` defaults to ``rare`` for native's first solution (its kept search and first run), ``index`` for
+    ``native:dfs`` and listings; the defaults search exactly what the explicit options do."""
+    puzzle, _ = generate(GeneratorSpec(6, 6, colours=4, framed=True, border_colours=3, seed=5))
+
+    def nodes(backend: str, **options: str) -> tuple[int, str | None]:
+        result = edgematch.solve(puzzle, backend=backend, **options)
+        assert result.status.value == "solved" and check(puzzle, result.solution).ok
+        return result.counters["nodes"], result.options.get("values")
+
+    assert nodes("native") == nodes("native", values="rare") == (nodes("native", values="rare")[0], "rare")
+    assert nodes("native")[0] != nodes("native", values="index")[0]
+    assert nodes("native:dfs")[0] == nodes("native:dfs", values="index")[0] != nodes("native:dfs", values="rare")[0]
+    assert nodes("native:dfs")[1] is None  # nothing asked, the file's order: not shown

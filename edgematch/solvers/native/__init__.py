@@ -2,7 +2,8 @@
 
 A first solution is looked for by restarts (:func:`~edgematch.solvers.native.search.drive_restarts`): runs
 with every bucket shuffled on a Luby schedule of ``unit`` nodes (options ``unit`` and ``seed``), and between
-them the plain search in the tables' own order, kept and resumed for as many nodes. A backtracker's time to
+them the plain search in the tables' own order (each cell's candidates showing the rarest colours first:
+option ``values``), kept and resumed for as many nodes. A backtracker's time to
 a first solution is heavy-tailed in its value order; restarts bound what one bad early choice costs
 (``benchmarks/native_tails.py``: on framed 8x8 3+6 boards, 10 seeds, 3 s, plain depth-first search timed
 out on 2, this on none).
@@ -111,8 +112,8 @@ class NativeBackend(Backend):
                "breaks", "double", "search", "width", "fanout", "repair", "beam_share")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)",
-                "values": "index (a cell's candidates in the file's tile order; rare: tiles showing the rarest "
-                          "colours first)", "symmetry": "on", "fc": "off", "bounds": "off",
+                "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
+                          "first), else index (the file's tile order)", "symmetry": "on", "fc": "off", "bounds": "off",
                 "match": "off",
                 "memo": f"auto (a count: a table of up to {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
@@ -181,6 +182,18 @@ class NativeBackend(Backend):
                     "turned or not)")
         return super().refusal(task)
 
+    def values(self, task: Task) -> str:
+        """The candidate order (option ``values``): given, else ``rare`` for one solution with the restarts and
+        ``index`` otherwise. Families suite, 40 seeds of the framed, clue and e2 families and 10 of the others,
+        10 s (benchmarks/README.md): with the restarts ``rare`` took 24.7 s in all on framed 8x8 against 38.0 s,
+        0.14 s on cards and signed 5x5 against 0.53 s, and at most 1.3x longer on e2-like 7x7 and clue-like 12x6
+        (57.8 s against 49.8 s; 3.2 s against 2.5 s); at the peak it solves what ``index`` does not. Alone, in one
+        fixed order, it timed out on 11 of 40 clue-like 12x6 boards (``index``: 1), so ``native:dfs`` keeps the
+        file's order unless asked."""
+        if "values" in task.options:
+            return str(task.options["values"])
+        return "rare" if task.question == "first" and self.sub != "dfs" else "index"
+
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
         """Tables for the puzzle, the seconds to build them, and to load or compile the loop."""
         from edgematch.solvers.native.compiled import ensure_compiled
@@ -197,7 +210,7 @@ class NativeBackend(Backend):
             order = "dynamic"
         how = propagation(given, order)
         tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any,
-                              values=str(given.get("values", "index")))
+                              values=self.values(task))
         if how.dynamic:
             tables = replace(tables, order_name="dynamic")
         build = time.perf_counter() - t0
@@ -304,7 +317,7 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}), **memo_stats,
             },
             options={"order": tables.order_name, "workers": task.workers,
-                     **({"values": task.options["values"]} if "values" in task.options else {}),
+                     **({"values": self.values(task)} if "values" in task.options or restarting else {}),
                      **({"fc": "on" if how.fc else "off", "bounds": "on" if how.bounds else "off",
                          "match": "on" if how.match else "off"} if how.any else {}),
                      **({"keep": "off"} if restarting and not keep else {}),
