@@ -24,18 +24,17 @@ beside the estimate (2026-11-26, 3000 probes: 308 k / 498 k, 158 k / 156 k, 1.22
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import replace
 
 import numpy as np
-from frontier import board, case_name, parse_cases, parse_seeds
+from frontier import case_name, parse_cases, parse_seeds, planted
 
 import edgematch
 from edgematch import GeneratorSpec, generate
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.symmetry import turn_solution
 from edgematch.solvers.native.count.estimate import knuth
-from edgematch.solvers.native.tables import SIDES, Tables, build_tables, norm
+from edgematch.solvers.native.tables import Tables, build_tables
 
 RATE = 50e6  # nodes per second of native:dfs on the frontier's 8x8 and 9x9 boards (one core, this machine)
 
@@ -65,7 +64,6 @@ def below(tables: Tables, depth: int, placed: np.ndarray, left: np.ndarray) -> T
 def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int, seed: int) -> float:
     """Estimated nodes the search visits before it places ``solution``'s last tile (see the module doc)."""
     type_of = {tile: t for t, members in enumerate(tables.types.members) for tile, _ in members}
-    ids = label_ids(tables, puzzle)
     placed = tables.placed0.copy()
     left = tables.type_count.astype(np.int64).copy()
     total = 0.0
@@ -74,22 +72,14 @@ def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int
         tile, turn = solution.cells[cell]
         edges = puzzle.tiles[tile].rotated(turn)
         candidates = fitting(tables, depth, placed, left)
-        labels = [ids[norm(s, edges[s], puzzle)] for s in SIDES]
         here = next(i for i in candidates if tables.cand_type[i] == type_of[tile]
-                    and list(tables.cand_edge[i]) == labels)
+                    and tables.types.shown(type_of[tile], int(tables.cand_rot[i])) == edges)
         for i in candidates[:candidates.index(here)]:
             total += 1 + subtree(tables, depth, placed, left, i, cell, probes, seed)
         total += 1
         left[tables.cand_type[here]] -= 1
         placed[cell * 4: cell * 4 + 4] = tables.cand_edge[here]
     return total
-
-
-def label_ids(tables: Tables, puzzle: Puzzle) -> dict[int, int]:
-    """Norm label -> the id the tables give it (build_tables numbers the sorted norm labels of every free tile)."""
-    values = {norm(s, e[s], puzzle) for t in range(len(tables.types.reps)) for r in range(4)
-              for e in [tables.types.shown(t, r)] for s in SIDES}
-    return {v: i for i, v in enumerate(sorted(values))}
 
 
 def subtree(tables: Tables, depth: int, placed: np.ndarray, left: np.ndarray, candidate: int, cell: int,
@@ -110,12 +100,12 @@ def validate(boards: int, probes: int) -> None:
     seed = 0
     while boards > 0:
         seed += 1
-        puzzle, planted = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=6, seed=seed))
+        puzzle, solution = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=6, seed=seed))
         tables = build_tables(puzzle, order="row", values="rare")
         if edgematch.count(puzzle, backend="native").count != 4 * tables.types.multiplier:
             continue
         ran = edgematch.solve(puzzle, backend="native:dfs", order="row", values="rare")
-        guess = min(nodes_before(puzzle, tables, turn_solution(puzzle, planted, k), probes, seed) for k in range(4))
+        guess = min(nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), probes, seed) for k in range(4))
         print(f"6x6 c6 seed {seed}: native:dfs took {ran.counters['nodes']:.3g} nodes, the estimate {guess:.3g}",
               flush=True)
         boards -= 1
@@ -137,12 +127,10 @@ def main() -> None:
           f"{'seconds':>8}")
     for n, inner in parse_cases(args.cases):
         for seed in parse_seeds(args.seeds):
-            spec = GeneratorSpec(n, n, framed=True, border_colours=math.isqrt(n) + 1, inner_colours=inner, seed=seed)
-            puzzle, planted = generate(spec)
-            assert puzzle == board(n, inner, seed)
+            puzzle, solution = planted(n, inner, seed)
             for values in args.values.split(","):
                 tables = build_tables(puzzle, order="row", values=values)
-                each = [nodes_before(puzzle, tables, turn_solution(puzzle, planted, k), args.probes, seed)
+                each = [nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), args.probes, seed)
                         for k in range(4)]
                 print(f"{case_name(n, inner) + f' seed {seed}':<16} {values:<7} "
                       f"{' '.join(f'{x:11.2e}' for x in each):<48} {min(each):9.2e} {min(each) / args.rate:8.1f}",

@@ -33,10 +33,16 @@ C_NAME = "C yardstick"
 GRACE = 10.0  # edgematch runs are killed at limit + GRACE if they overrun their own limit
 
 
-def board(n: int, inner: int, seed: int) -> edgematch.Puzzle:
-    """The frontier's board: a planted framed n x n with isqrt(n) + 1 rim colours and ``inner`` inner colours."""
+def planted(n: int, inner: int, seed: int) -> tuple[edgematch.Puzzle, edgematch.Solution]:
+    """The frontier's board (a planted framed n x n with isqrt(n) + 1 rim colours and ``inner`` inner colours)
+    and its planted solution."""
     spec = GeneratorSpec(n, n, framed=True, border_colours=math.isqrt(n) + 1, inner_colours=inner, seed=seed)
-    return generate(spec)[0]
+    return generate(spec)
+
+
+def board(n: int, inner: int, seed: int) -> edgematch.Puzzle:
+    """The frontier's board (:func:`planted` without its solution)."""
+    return planted(n, inner, seed)[0]
 
 
 def case_name(n: int, inner: int) -> str:
