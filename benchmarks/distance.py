@@ -10,9 +10,13 @@ the search's own tables (fill order row, candidates in ``--values`` order): at e
 candidate tried before the planted one roots a subtree searched in full first; Knuth's probes (``em_probe``, as
 ``edgematch count --estimate``) estimate each, from tables whose placed cells are the path's prefix. Their sum
 is the nodes before the planted board, an order of magnitude (a subtree may also hold another solution, which
-would end the search sooner). Printed per board and order: the nodes before each turn of the planted board, the
-least of them and the seconds that is at ``--rate`` nodes per second (the C loop's rate on these boards). A
-search that ends much sooner found another solution (the estimate does not look for those).
+would end the search sooner). Printed per board and order: the nodes before each turn of the planted board within
+its corner's subtree, the corners in the order searched (each turn puts another corner tile first, and each
+corner's subtree holds a turn of every solution, so these are four orders of the same search); the nodes before
+the turn in the corner searched first, which the search finds, and the seconds that is at ``--rate`` nodes per
+second (the C loop's rate on these boards; a search that ends much sooner found another solution, which the
+estimate does not look for). Two cores can split one order (``split``: the distance over two, were the parts
+shared perfectly) or search two corners (``corners``: the nearer of the first two); their seconds.
 It shows what a candidate order is worth on a board without running the search for hours.
 
 ``--validate K`` checks the estimate against the search itself first: on the first K framed 6x6 boards (3 rim, 6
@@ -61,12 +65,15 @@ def below(tables: Tables, depth: int, placed: np.ndarray, left: np.ndarray) -> T
                    type_count=left.astype(tables.type_count.dtype))
 
 
-def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int, seed: int) -> float:
-    """Estimated nodes the search visits before it places ``solution``'s last tile (see the module doc)."""
+def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int, seed: int) -> list[float]:
+    """Estimated nodes the search visits before it places ``solution``'s last tile (see the module doc), per
+    position of the fill order: the subtrees of the candidates tried there before the solution's, and its own
+    node. Their sum is the distance; without the first position's, the distance within the subtree of the tile
+    the solution puts first (a framed square board's corner: each holds a turn of every solution)."""
     type_of = {tile: t for t, members in enumerate(tables.types.members) for tile, _ in members}
     placed = tables.placed0.copy()
     left = tables.type_count.astype(np.int64).copy()
-    total = 0.0
+    at = []
     for depth in range(tables.positions):
         cell = int(tables.order[depth])
         tile, turn = solution.cells[cell]
@@ -74,12 +81,11 @@ def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int
         candidates = fitting(tables, depth, placed, left)
         here = next(i for i in candidates if tables.cand_type[i] == type_of[tile]
                     and tables.types.shown(type_of[tile], int(tables.cand_rot[i])) == edges)
-        for i in candidates[:candidates.index(here)]:
-            total += 1 + subtree(tables, depth, placed, left, i, cell, probes, seed)
-        total += 1
+        at.append(1 + sum(1 + subtree(tables, depth, placed, left, i, cell, probes, seed)
+                          for i in candidates[:candidates.index(here)]))
         left[tables.cand_type[here]] -= 1
         placed[cell * 4: cell * 4 + 4] = tables.cand_edge[here]
-    return total
+    return at
 
 
 def subtree(tables: Tables, depth: int, placed: np.ndarray, left: np.ndarray, candidate: int, cell: int,
@@ -105,7 +111,8 @@ def validate(boards: int, probes: int) -> None:
         if edgematch.count(puzzle, backend="native").count != 4 * tables.types.multiplier:
             continue
         ran = edgematch.solve(puzzle, backend="native:dfs", order="row", values="rare")
-        guess = min(nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), probes, seed) for k in range(4))
+        guess = sum(min((nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), probes, seed)
+                         for k in range(4)), key=lambda at: at[0]))
         print(f"6x6 c6 seed {seed}: native:dfs took {ran.counters['nodes']:.3g} nodes, the estimate {guess:.3g}",
               flush=True)
         boards -= 1
@@ -123,18 +130,21 @@ def main() -> None:
     args = parser.parse_args()
     if args.validate:
         validate(args.validate, args.probes)
-    print(f"{'board':<16} {'values':<7} {'nodes before each turn of the planted board':<48} {'least':>9} "
-          f"{'seconds':>8}")
+    print(f"{'board':<16} {'values':<7} {'within each corner, in the order searched':<48} {'distance':>9} "
+          f"{'1 core':>8} {'split':>8} {'corners':>8}")
     for n, inner in parse_cases(args.cases):
         for seed in parse_seeds(args.seeds):
             puzzle, solution = planted(n, inner, seed)
             for values in args.values.split(","):
                 tables = build_tables(puzzle, order="row", values=values)
-                each = [nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), args.probes, seed)
-                        for k in range(4)]
+                each = sorted((nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), args.probes, seed)
+                               for k in range(4)), key=lambda at: at[0])  # by the corner's place
+                within = [sum(at[1:]) for at in each]
+                least = sum(each[0])
                 print(f"{case_name(n, inner) + f' seed {seed}':<16} {values:<7} "
-                      f"{' '.join(f'{x:11.2e}' for x in each):<48} {min(each):9.2e} {min(each) / args.rate:8.1f}",
-                      flush=True)
+                      f"{' '.join(f'{x:11.2e}' for x in within):<48} {least:9.2e} {least / args.rate:8.0f} "
+                      f"{least / 2 / args.rate:8.0f} {min(within[:2]) / args.rate:8.0f}", flush=True)
+
 
 if __name__ == "__main__":
     main()
