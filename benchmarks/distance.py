@@ -88,6 +88,13 @@ def nodes_before(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int
     return at
 
 
+def by_corner(puzzle: Puzzle, tables: Tables, solution: Solution, probes: int, seed: int) -> list[list[float]]:
+    """:func:`nodes_before` for each turn of ``solution``, in the order the search takes their corners (the first
+    position's part grows with every corner searched before)."""
+    return sorted((nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), probes, seed) for k in range(4)),
+                  key=lambda at: at[0])
+
+
 def subtree(tables: Tables, depth: int, placed: np.ndarray, left: np.ndarray, candidate: int, cell: int,
             probes: int, seed: int) -> float:
     """Knuth's estimate of the nodes below ``candidate`` placed at ``depth`` (none below the last position)."""
@@ -111,8 +118,7 @@ def validate(boards: int, probes: int) -> None:
         if edgematch.count(puzzle, backend="native").count != 4 * tables.types.multiplier:
             continue
         ran = edgematch.solve(puzzle, backend="native:dfs", order="row", values="rare")
-        guess = sum(min((nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), probes, seed)
-                         for k in range(4)), key=lambda at: at[0]))
+        guess = sum(by_corner(puzzle, tables, solution, probes, seed)[0])
         print(f"6x6 c6 seed {seed}: native:dfs took {ran.counters['nodes']:.3g} nodes, the estimate {guess:.3g}",
               flush=True)
         boards -= 1
@@ -137,8 +143,7 @@ def main() -> None:
             puzzle, solution = planted(n, inner, seed)
             for values in args.values.split(","):
                 tables = build_tables(puzzle, order="row", values=values)
-                each = sorted((nodes_before(puzzle, tables, turn_solution(puzzle, solution, k), args.probes, seed)
-                               for k in range(4)), key=lambda at: at[0])  # by the corner's place
+                each = by_corner(puzzle, tables, solution, args.probes, seed)
                 within = [sum(at[1:]) for at in each]
                 least = sum(each[0])
                 print(f"{case_name(n, inner) + f' seed {seed}':<16} {values:<7} "
