@@ -1,6 +1,7 @@
 """How far into the depth-first search is the planted board? Nodes before it, per value order (issue 24).
 
-Run: python benchmarks/distance.py [--cases 8x8c8] [--seeds 1-5] [--values index,rare] [--probes 2000]
+Run: python benchmarks/distance.py [--cases 8x8c8] [--seeds 1-5] [--values index,rare] [--orders row]
+[--probes 2000]
 
 The boards are the frontier's (benchmarks/frontier.py). On a board with about one solution (8x8 c8: 0.16
 expected besides the planted one), the first-solution search ``native:dfs`` visits every subtree that its
@@ -129,6 +130,7 @@ def main() -> None:
     parser.add_argument("--cases", default="8x8c8")
     parser.add_argument("--seeds", default="1-5")
     parser.add_argument("--values", default="index,rare")
+    parser.add_argument("--orders", default="row", help="fill orders that start at a corner: row, band2")
     parser.add_argument("--probes", type=int, default=2000, help="Knuth probes per subtree")
     parser.add_argument("--rate", type=float, default=RATE, help="nodes per second, for the seconds column")
     parser.add_argument("--validate", type=int, default=0, metavar="K",
@@ -136,17 +138,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.validate:
         validate(args.validate, args.probes)
-    print(f"{'board':<16} {'values':<7} {'within each corner, in the order searched':<48} {'distance':>9} "
+    print(f"{'board':<16} {'order':<6} {'values':<7} {'within each corner, in the order searched':<48} {'distance':>9} "
           f"{'1 core':>8} {'split':>8} {'corners':>8}")
     for n, inner in parse_cases(args.cases):
         for seed in parse_seeds(args.seeds):
             puzzle, solution = planted(n, inner, seed)
-            for values in args.values.split(","):
-                tables = build_tables(puzzle, order="row", values=values)
+            for order, values in ((o, v) for o in args.orders.split(",") for v in args.values.split(",")):
+                tables = build_tables(puzzle, order=order, values=values)
                 each = by_corner(puzzle, tables, solution, args.probes, seed)
                 within = [sum(at[1:]) for at in each]
                 least = sum(each[0])
-                print(f"{case_name(n, inner) + f' seed {seed}':<16} {values:<7} "
+                print(f"{case_name(n, inner) + f' seed {seed}':<16} {order:<6} {values:<7} "
                       f"{' '.join(f'{x:11.2e}' for x in within):<48} {least:9.2e} {least / args.rate:8.0f} "
                       f"{least / 2 / args.rate:8.0f} {min(within[:2]) / args.rate:8.0f}", flush=True)
 

@@ -6,9 +6,9 @@ Run: python benchmarks/orders.py [--cases 7x7c7,8x8c8] [--seeds 1-3] [--probes 2
 The boards are the frontier's (benchmarks/frontier.py: planted framed n x n, isqrt(n) + 1 rim colours, c inner
 colours). Each order's tree is the plain search's over the count's tables (the board's turn fixed by an anchor,
 identical tiles grouped), estimated by the C loop's probes (``em_probe``, as ``edgematch count --estimate``)
-in 10 batches: the mean and the batches' range. The orders: ``row``, ``spiral`` and ``frame`` are native's own
-(``--order``); three more are tried here only: ``diag`` fills anti-diagonals from the top-left corner, ``shell``
-grows a square from it (row s then column s), ``bandK`` fills bands of K rows column by column. An order that
+in 10 batches: the mean and the batches' range. The orders: ``row``, ``spiral``, ``frame`` and ``band2`` are
+native's own (``--order``); the others are tried here only: ``diag`` fills anti-diagonals from the top-left corner,
+``shell`` grows a square from it (row s then column s), ``bandK`` fills bands of K rows column by column. An order that
 keeps the placed region compact closes more seams early; the question is whether any closes enough to matter.
 """
 

@@ -13,7 +13,7 @@ but remembers the boards below each state it searched and meets in the middle on
 (:mod:`edgematch.solvers.native.count.memo`, option ``memo``).
 
 Options: ``order`` (``auto`` default: the more constrained region first, see
-:func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``) and ``symmetry``
+:func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``, ``band2``) and ``symmetry``
 (default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
 (:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
