@@ -3,22 +3,22 @@
 Run: python benchmarks/distance.py [--cases 8x8c8] [--seeds 1-5] [--values index,rare] [--orders row]
 [--probes 2000]
 
-The boards are the frontier's (benchmarks/frontier.py). On a board with about one solution (8x8 c8: 0.16
-expected besides the planted one), the first-solution search ``native:dfs`` visits every subtree that its
-candidate order puts before the planted board's path (or one of its three turns: a framed board's solutions come
-in fours), so its time is set by where that path lies. This script follows the path position by position in
-the search's own tables (fill order row, candidates in ``--values`` order): at each position, every fitting
-candidate tried before the planted one roots a subtree searched in full first; Knuth's probes (``em_probe``, as
-``edgematch count --estimate``) estimate each, from tables whose placed cells are the path's prefix. Their sum
-is the nodes before the planted board, an order of magnitude (a subtree may also hold another solution, which
-would end the search sooner). Printed per board and order: the nodes before each turn of the planted board within
-its corner's subtree, the corners in the order searched (each turn puts another corner tile first, and each
-corner's subtree holds a turn of every solution, so these are four orders of the same search); the nodes before
-the turn in the corner searched first, which the search finds, and the seconds that is at ``--rate`` nodes per
-second (the C loop's rate on these boards; a search that ends much sooner found another solution, which the
-estimate does not look for). Two cores can split one order (``split``: the distance over two, were the parts
-shared perfectly) or search two corners (``corners``: the nearer of the first two); their seconds.
-It shows what a candidate order is worth on a board without running the search for hours.
+The boards are the frontier's (benchmarks/frontier.py). On a board with about one solution (8x8 c8: 0.16 expected
+besides the planted one), the first-solution search ``native:dfs`` visits every subtree that its candidate order
+puts before the planted board's path (or one of its three turns: a framed board's solutions come in fours), so its
+time is set by where that path lies. This script follows the path position by position in the search's own tables
+(fill order ``--orders``: row or band2, both from a corner; candidates in ``--values`` order): at each position,
+every fitting candidate tried before the planted one roots a subtree searched in full first; Knuth's probes
+(``em_probe``, as ``edgematch count --estimate``) estimate each, from tables whose placed cells are the path's
+prefix. Their sum is the nodes before the planted board, an order of magnitude (a subtree may also hold another
+solution, which would end the search sooner). Printed per board and order: the nodes before each turn of the
+planted board within its corner's subtree, the corners in the order searched (each turn puts another corner tile
+first, and each corner's subtree holds a turn of every solution, so these are four orders of the same search); the
+nodes before the turn in the corner searched first, which the search finds, and the seconds that is at ``--rate``
+nodes per second (the C loop's rate on these boards; a search that ends much sooner found another solution, which
+the estimate does not look for). Two cores can split one order (``split``: the distance over two, were the parts
+shared perfectly) or search two corners (``corners``: the nearer of the first two); their seconds. It shows what a
+candidate order is worth on a board without running the search for hours.
 
 ``--validate K`` checks the estimate against the search itself first: on the first K framed 6x6 boards (3 rim, 6
 inner colours) whose count is one board and its turns, the nodes ``native:dfs`` takes to its first solution
