@@ -1,17 +1,18 @@
 """The hard frontier table (run: python benchmarks/frontier.py [--backends auto,native] [--seeds 1-5] [--limit 60]).
 
-First solution of planted framed n x n boards with isqrt(n) + 1 rim colours and c inner colours, for the cases
-7x7 c7, 8x8 c8, 9x9 c8, 10x10 c5, 10x10 c7 and seeds 1-5: whole processes of ``edgematch solve FILE -b BACKEND
+First solution of planted framed n x n boards with isqrt(n) + 1 rim colours and c inner colours, for the cases 7x7
+c7, 8x8 c8, 9x9 c8, 10x10 c5, 10x10 c7 and seeds 1-5: whole processes of ``edgematch solve FILE -b BACKEND
 --time-limit 60`` for each backend asked for (default ``auto``), and of the plain C yardstick
 (benchmarks/yardstick/backtrack.c, ``backtrack first FILE``, killed at 60 s), every process pinned to one core
-(sched_setaffinity, as ``taskset -c 0``). A run counts as solved when it printed a solution that passes
-edgematch's checker (edgematch's saved with --save, the C program's printed one) within the limit, wall time
-of the whole process; edgematch's limit starts after its libraries load, so it may answer a little past 60 s
+(sched_setaffinity, as ``taskset -c 0``); with ``--workers N`` edgematch's runs take ``--workers N`` and the whole
+machine, unpinned (the C yardstick, one core, is left out). A run counts as solved when it printed a solution that
+passes edgematch's checker (edgematch's saved with --save, the C program's printed one) within the limit, wall
+time of the whole process; edgematch's limit starts after its libraries load, so it may answer a little past 60 s
 wall: such a run is listed as ``timeout*`` and counted unsolved. ``no solution`` on these planted boards is a
-wrong answer (the script then exits 1). Prints one table per case (wall time or ``timeout`` per seed and
-program) and a summary (solved k/5, median wall time with unsolved runs at the limit, ``>limit`` when the
-median is one). Runs take up to the limit each (5 cases x 5 seeds x programs): hours with several backends.
-The load average is printed before and after: figures are only quotable on an idle machine.
+wrong answer (the script then exits 1). Prints one table per case (wall time or ``timeout`` per seed and program)
+and a summary (solved k/5, median wall time with unsolved runs at the limit, ``>limit`` when the median is one).
+Runs take up to the limit each (5 cases x 5 seeds x programs): hours with several backends. The load average is
+printed before and after: figures are only quotable on an idle machine.
 """
 
 from __future__ import annotations
@@ -78,13 +79,14 @@ def backend_args(backend: str) -> list[str]:
     return ["-b", name, *(arg for option in options for arg in ("-O", option))]
 
 
-def run_edgematch(backend: str, puzzle, em_file: Path, limit: float, core: int) -> tuple[str, float | None]:
+def run_edgematch(backend: str, puzzle, em_file: Path, limit: float, core: int | None,
+                  workers: int = 1) -> tuple[str, float | None]:
     """(verdict, wall): verdict 'solved', 'timeout', 'timeout*' (a checked answer after the limit), 'WRONG' or
-    'error N'; wall is the whole process's seconds."""
+    'error N'; wall is the whole process's seconds. ``workers`` > 1 adds ``--workers`` (``core`` None: unpinned)."""
     saved = em_file.with_suffix(f".{backend.replace(':', '-').replace('@', '-').replace('=', '-')}.emsol")
     saved.unlink(missing_ok=True)
     cmd = [*yardstick.edgematch_command(), "solve", str(em_file), *backend_args(backend), "--time-limit",
-           f"{limit:g}", "--save", str(saved)]
+           f"{limit:g}", "--save", str(saved), *(["--workers", str(workers)] if workers > 1 else [])]
     code, wall, _, out = yardstick.timed(cmd, timeout=limit + GRACE, core=core)
     if code is None or code == 3:
         return "timeout", wall
@@ -119,21 +121,25 @@ def main() -> int:
     parser.add_argument("--seeds", default="1-5", help="e.g. 1-5 or 1,3 (default %(default)s)")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per run (default %(default)s)")
     parser.add_argument("--core", type=int, default=0, help="the one core every run is pinned to (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="edgematch's --workers; above 1 the runs are not "
+                        "pinned (the whole machine each) and the C yardstick is left out (default 1)")
     parser.add_argument("--no-c", action="store_true", help="leave out the C yardstick")
     parser.add_argument("--selftest", action="store_true", help="only check the yardstick's counts against native")
     args = parser.parse_args()
     if args.selftest:
         return 0 if yardstick.selftest() else 1
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    programs = backends + ([] if args.no_c else [C_NAME])
+    programs = backends + ([] if args.no_c or args.workers > 1 else [C_NAME])
+    core = args.core if args.workers == 1 else None
+    where = f"one core (core {core})" if core is not None else f"--workers {args.workers}, unpinned"
     seeds = parse_seeds(args.seeds)
     cases = parse_cases(args.cases)
 
     print(f"before: {yardstick.load()}")
-    if not args.no_c:
+    if C_NAME in programs:
         print(f"C yardstick: {yardstick.binary()} ({yardstick.compiler()} {' '.join(yardstick.FLAGS)})")
     print(f"edgematch: {' '.join(yardstick.edgematch_command())} solve FILE -b BACKEND --time-limit {args.limit:g}; "
-          f"one core (core {args.core}); seeds {args.seeds}", flush=True)
+          f"{where}; seeds {args.seeds}", flush=True)
     results: dict[tuple[tuple[int, int], str], list[tuple[str, float | None]]] = {}
     wrong = []
     with tempfile.TemporaryDirectory(prefix="frontier-") as tmp:
@@ -158,7 +164,7 @@ def main() -> int:
                     if program == C_NAME:
                         verdict, wall = run_c(puzzle, c_file, args.limit, args.core)
                     else:
-                        verdict, wall = run_edgematch(program, puzzle, em_file, args.limit, args.core)
+                        verdict, wall = run_edgematch(program, puzzle, em_file, args.limit, core, args.workers)
                     results.setdefault(((n, inner), program), []).append((verdict, wall))
                     if verdict == "WRONG" or verdict.startswith("error"):
                         wrong.append(f"{case_name(n, inner)} seed {seed} {program}: {verdict}")

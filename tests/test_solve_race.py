@@ -27,6 +27,7 @@ from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
+from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import race
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
@@ -56,6 +57,12 @@ def raced(puzzle, workers=2, limit=30.0, **options):
     return race.run_race(NativeBackend(), puzzle, Task("first", time_limit=limit, workers=workers, options=options))
 
 
+def chain_alone(puzzle, task, index):
+    """What chain ``index`` of a race for ``task`` answers when it runs alone, in this process."""
+    sub, options = chains.chain_plan(task, index)
+    return edgematch.solve(puzzle, backend="native" if sub is None else f"native:{sub}", **options)
+
+
 @pytest.mark.parametrize("kind", sorted(PLANTED))
 def test_the_winner_is_checked_and_is_the_one_process_search_with_its_seed(kind):
     puzzle = PLANTED[kind]
@@ -65,8 +72,8 @@ def test_the_winner_is_checked_and_is_the_one_process_search_with_its_seed(kind)
     winner = c["winner"]
     assert winner in (0, 1) and c["winner_seed"] == 3 + winner and c["chains"] == 2
     assert result.options["seed"] == 3 and result.options["seeds"] == "3-4" and result.options["workers"] == 2
-    alone = edgematch.solve(puzzle, backend="native", seed=3 + winner)  # the chain is that search, as a black box
-    assert alone.solution == result.solution
+    alone = chain_alone(puzzle, Task("first", options={"seed": 3}), winner)  # the chain's search, as a black box
+    assert alone.solution == result.solution and alone.options["order"] == result.options["order"]
     assert c["nodes"] == sum(c[f"chain{i}_nodes"] for i in range(2))
     one = raced(puzzle, workers=1, seed=3)  # chain 0 alone: exactly the one-process answer
     assert one.solution == edgematch.solve(puzzle, backend="native", seed=3).solution
@@ -148,7 +155,7 @@ def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit():
     result = race.run_cluster_race(NativeBackend(), puzzle, task)
     assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
     winner = result.counters["winner"]
-    assert result.solution == edgematch.solve(puzzle, backend="native", seed=7 + winner).solution
+    assert result.solution == chain_alone(puzzle, task, winner).solution
     assert result.options["cluster"] == "local:2" and result.options["seeds"] == "7-8"
     began = time.monotonic()
     result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster="local:2"))
@@ -249,3 +256,25 @@ def test_auto_races_native_chains_not_a_portfolio_of_races():
     for where in ({"workers": 2}, {"cluster": "local:2"}):
         with pytest.raises(UsageError, match="one process each"):
             edgematch.solve(puzzle, backend="portfolio:native+native:dfs", **where)
+
+
+def test_chain_one_is_the_plain_search_in_a_second_fill_order_unless_the_caller_names_one():
+    first = Task("first", options={"seed": 5})
+    assert chains.chain_plan(first, 0) == (None, {"seed": 5})  # chain 0: the one-process search
+    assert chains.chain_plan(first, 1) == ("dfs", {"order": chains.SECOND_ORDER, "values": "rare"})
+    assert chains.chain_plan(first, 2) == (None, {"seed": 7, "keep": "off"})  # later chains restart only
+    index = Task("first", options={"values": "index", "unit": 9, "order": "auto"})
+    assert chains.chain_plan(index, 1) == ("dfs", {"values": "index", "order": chains.SECOND_ORDER})
+    named = Task("first", options={"order": "row"})
+    assert chains.chain_plan(named, 1) == (None, {"order": "row", "seed": 1, "keep": "off"})
+    kept = Task("first", options={"keep": "on"})
+    assert chains.chain_plan(kept, 1) == (None, {"keep": "on", "seed": 1})
+    assert chains.chain_plan(Task("best", options={"seed": 2}), 1) == (None, {"seed": 3})  # best: the seed only
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_the_second_chain_alone_finds_a_checked_solution_in_its_order(kind):
+    puzzle = PLANTED[kind]
+    result = chain_alone(puzzle, Task("first"), 1)
+    assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
+    assert result.options["order"] == chains.SECOND_ORDER

@@ -68,9 +68,10 @@ OptionOpt = Annotated[
 TimeOpt = Annotated[float | None, typer.Option("--time-limit", "-t", help="Stop after this many seconds.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", help="Processes to split the search over.")]
 SolveWorkersOpt = Annotated[int, typer.Option(
-    "--workers", "-j", help="Processes on this machine. One solution (native): N restart chains with seeds "
-    "seed to seed+N-1 race and the first solution stops the rest (chain 0 is the one-process search; "
-    "native:dfs splits the tree instead); --all: the search split over N processes.")]
+    "--workers", "-j", help="Processes on this machine. One solution (native): N searches race and the first "
+    "solution stops the rest (the one-process search; the plain search in the band2 order unless --order is given; "
+    "restarts seeded seed+2 onwards; native:dfs splits the tree instead); --all: the search split over N "
+    "processes.")]
 ExplainOpt = Annotated[
     bool, typer.Option("--explain", help="Say which backend auto chooses for this puzzle, and the measured reason.")
 ]
@@ -428,8 +429,8 @@ def solve_cmd(
     as_json: JsonOpt = False,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", help="Run on a Dask cluster: local:N (N worker processes started for this command) or a "
-        "scheduler address such as tcp://host:8786 (needs edgematch\\[dask]). One solution (native): a restart "
-        "chain per worker thread, seeds seed, seed+1, ..., and the first solution stops the rest; --all: the "
+        "scheduler address such as tcp://host:8786 (needs edgematch\\[dask]). One solution (native): a search "
+        "per worker thread, as --workers runs them, and the first solution stops the rest; --all: the "
         "native search's parts.")] = None,
 ) -> None:
     """Solve a puzzle: one solution, or with --all every one; prints the board and the search figures."""

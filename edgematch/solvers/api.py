@@ -219,7 +219,8 @@ def solve(
 ) -> Result:
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``.
     ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`).
-    ``workers=N`` (native): N differently seeded chains of the search race, the first solution stops the rest;
+    ``workers=N`` (native): N searches race (the one-process search, the plain search in a second fill order,
+    seeded restarts), the first solution stops the rest;
     ``cluster``: the same race with one chain per worker thread of a Dask cluster (as for :func:`count`)."""
     task = _on_cluster(_task("first", time_limit, workers, None, False, progress, options), cluster)
     return _answered(puzzle, backend, task, confirm)

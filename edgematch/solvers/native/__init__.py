@@ -18,7 +18,8 @@ Options: ``order`` (``auto`` default: the more constrained region first, see
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
 (:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
-worker thread) chains of the one-process search, seeds ``seed + i`` (:mod:`edgematch.solvers.native.first.race`).
+worker thread) chains: the one-process search, the plain search in a second fill order, and restarts seeded
+``seed + i`` (:mod:`edgematch.solvers.native.first.race`).
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
@@ -235,7 +236,7 @@ class NativeBackend(Backend):
             result.backend = self.full_name
             return result
         if task.question == "first" and self.sub != "dfs" and (task.workers > 1 or task.cluster is not None):
-            from edgematch.solvers.native.first import race  # chains of the one-process search race, seeds seed + i
+            from edgematch.solvers.native.first import race  # chains race: chain 0 the one-process search
 
             return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
                 race.run_race(self, puzzle, task)

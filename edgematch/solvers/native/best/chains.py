@@ -141,13 +141,27 @@ def chain_seed(task: Task) -> int:
     return whole(task.options.get("seed", 0), "seed")
 
 
-def _racing(task: Task, index: int) -> dict[str, str]:
-    """For a first solution, chains after the first run restarts only (``keep=off``): the search in the tables'
-    own order is chain 0's, and repeating it beside every other chain's restarts only halves their speed
-    (measured on framed 7x7 c7 seeds 1-5: 2 chains' winners took 286 M nodes in all with it, 214 M without)."""
-    if task.question != "first" or index == 0 or "keep" in task.options:
-        return {}
-    return {"keep": "off"}
+# chain 1 of a first-solution race, when the caller names no order: the plain depth-first search in this fill order
+SECOND_ORDER = "band2"
+RESTARTS_ONLY = ("seed", "unit", "keep")  # the restarts' options, which the plain depth-first search has not
+
+
+def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
+    """What chain ``index`` runs: the native variant (None: the caller's) and its options, the caller's with seed
+    ``seed + index``. For a first solution the chains differ in more than their seed. Chain 1, when the caller
+    names no order (nor ``keep``), is the plain depth-first search (``native:dfs``) in another fill order,
+    :data:`SECOND_ORDER`, the rarest colours first: where a solution lies in one order says little about where
+    it lies in another, so it is a second draw at full speed (benchmarks/README.md, "Racing a second fill
+    order"). Later chains (and chain 1 when the order is given) restart only (``keep=off``): the search in the
+    tables' own order is chain 0's, and repeating it beside every other chain's restarts only halves their speed
+    (framed 7x7 c7 seeds 1-5: 2 chains' winners took 286 M nodes in all with it, 214 M without)."""
+    options = {**task.options, "seed": chain_seed(task) + index}
+    if task.question != "first" or index == 0:
+        return None, options
+    if index == 1 and str(task.options.get("order", "auto")) == "auto" and "keep" not in task.options:
+        plain = {k: v for k, v in task.options.items() if k not in RESTARTS_ONLY}
+        return "dfs", {**plain, "order": SECOND_ORDER, "values": task.options.get("values", "rare")}
+    return None, options if "keep" in task.options else {**options, "keep": "off"}
 
 
 def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, shared: Any, live: Any,
@@ -174,10 +188,11 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
 
                 beam.MEMORY_CAP //= task.workers
             left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
+            sub, options = chain_plan(task, index)
+            runner = backend if sub is None else type(backend)(sub)
             mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
-                           incumbent=Incumbent(shared).reader(puzzle),
-                           options={**task.options, "seed": chain_seed(task) + index, **_racing(task, index)})
-            message = ("done", index, backend.run(puzzle, mine))
+                           incumbent=Incumbent(shared).reader(puzzle), options=options)
+            message = ("done", index, runner.run(puzzle, mine))
         except KeyboardInterrupt:  # stopped before the search could report
             message = ("done", index, Result(backend.full_name, Status.TIMEOUT, message=INTERRUPTED))
         except EdgematchError as exc:

@@ -1,10 +1,11 @@
-"""One solution on several cores, or on a Dask cluster: differently seeded chains race (issue 24, part 2).
+"""One solution on several cores, or on a Dask cluster: different searches race (issue 24, part 2).
 
-A *chain* is the single-process native first-solution search, run as a black box
-(``NativeBackend(sub).run`` with ``workers=1``, no cluster, the caller's options) with option ``seed`` set to
-``seed + i`` for chain ``i``: chain 0 keeps the caller's seed, so it runs exactly what one process runs and N
-chains are never worse than one (apart from sharing the machine). Whatever the single search becomes (its
-options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
+A *chain* is a single-process native first-solution search, run as a black box (``NativeBackend(sub).run`` with
+``workers=1``, no cluster, the caller's options) with option ``seed`` set to ``seed + i`` for chain ``i``: chain
+0 keeps the caller's seed, so it runs exactly what one process runs and N chains are never worse than one (apart
+from sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller
+names an order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever
+the single search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
 :func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own process group,
 dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a
 cluster :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of
@@ -99,9 +100,12 @@ class _Race:
 
 
 def _refused(backend: Backend, task: Task) -> None:
-    """The options a chain would refuse, refused here before anything starts (every chain has the same)."""
-    backend.checked_options(single(task))
-    chains.chain_seed(task)  # a seed that is not a whole number
+    """The options a chain would refuse (a seed that is not a whole number, ...), refused here before anything
+    starts: chain 0's and chain 1's (the later chains run chain 0's search, restarts only)."""
+    for index in (0, 1):
+        sub, options = chains.chain_plan(task, index)
+        runner = backend if sub is None else type(backend)(sub)
+        runner.checked_options(replace(single(task), options=options))
 
 
 def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
