@@ -95,6 +95,24 @@ def test_a_chain_that_proves_no_solution_ends_the_race_as_the_oracle_says():
     assert ours(psutil.Process()) == []
 
 
+
+def test_races_answer_what_the_brute_force_says_on_random_boards():
+    # chain 1 is another search than chain 0 (the plain one in a second order): whichever ends the race, a
+    # solution is one of the oracle's and "none" is the oracle's answer
+    boards = [random_tiles(w, h, colours=c, seed=s) for s, (w, h, c) in
+              enumerate([(3, 3, 3), (3, 3, 4), (2, 3, 3), (3, 2, 4)] * 4)]
+    answers = {"solved": 0, "unsat": 0}
+    for puzzle in boards:
+        result = raced(puzzle, unit=50)
+        oracle = set(all_solutions(puzzle))
+        if oracle:
+            assert result.status is Status.SOLVED and result.solution in oracle
+        else:
+            assert result.status is Status.UNSAT and result.solution is None
+        answers[result.status.value] += 1
+    assert answers["solved"] and answers["unsat"]  # both kinds of answer were raced
+    assert ours(psutil.Process()) == []
+
 def test_the_time_limit_is_kept_and_no_chain_outlives_the_call():
     began = time.monotonic()
     result = raced(HARD, limit=2.0)
