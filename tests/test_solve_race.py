@@ -1,7 +1,8 @@
-"""One solution on several cores or a Dask cluster: seeded chains of the one-process search race (issue 24, part 2).
+"""One solution on several cores or a Dask cluster: chains of native searches race (issue 24, part 2).
 
-What must hold: every answer passes the checker; the winning chain ``i`` gives exactly the solution the one-process
-search gives with seed ``seed + i`` (so chain 0 is the one-process search); a proof of no solution from a chain is
+What must hold: every answer passes the checker; the winning chain ``i`` gives exactly the solution its search gives
+alone (``chain_plan``: chain 0 is the one-process search with the caller's seed, chain 1 the plain search in a
+second fill order); races agree with the brute force on random boards; a proof of no solution from a chain is
 the oracle's answer; the time limit is kept (a generous bound, not a timing test); a chain killed with ``kill -9``
 does not end the race (all killed: an error); Ctrl-C stops every chain (exit 130); no process outlives a call.
 The library-level tests call :mod:`edgematch.solvers.native.first.race` directly; those through ``edgematch solve`` need
@@ -95,7 +96,6 @@ def test_a_chain_that_proves_no_solution_ends_the_race_as_the_oracle_says():
     assert ours(psutil.Process()) == []
 
 
-
 def test_races_answer_what_the_brute_force_says_on_random_boards():
     # chain 1 is another search than chain 0 (the plain one in a second order): whichever ends the race, a
     # solution is one of the oracle's and "none" is the oracle's answer
@@ -112,6 +112,7 @@ def test_races_answer_what_the_brute_force_says_on_random_boards():
         answers[result.status.value] += 1
     assert answers["solved"] and answers["unsat"]  # both kinds of answer were raced
     assert ours(psutil.Process()) == []
+
 
 def test_the_time_limit_is_kept_and_no_chain_outlives_the_call():
     began = time.monotonic()

@@ -1,23 +1,23 @@
 """One solution on several cores, or on a Dask cluster: different searches race (issue 24, part 2).
 
 A *chain* is a single-process native first-solution search, run as a black box (``NativeBackend(sub).run`` with
-``workers=1``, no cluster, the caller's options) with option ``seed`` set to ``seed + i`` for chain ``i``: chain
-0 keeps the caller's seed, so it runs exactly what one process runs and N chains are never worse than one (apart
-from sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller
-names an order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever
-the single search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
+``workers=1``, no cluster, the caller's options) with option ``seed`` set to ``seed + i`` for chain ``i``: chain 0
+keeps the caller's seed, so it runs exactly what one process runs and N chains are never worse than one (apart from
+sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller names an
+order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever the single
+search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
 :func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own process group,
-dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a
-cluster :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of
-the worker, stopped through a Dask ``Event``).
+dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a cluster
+:func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of the
+worker, stopped through a Dask ``Event``).
 
-- :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent
-  checker in the parent) wins and every other chain's group is killed at once; a chain that *proves* there is
-  no solution (a restarts search whose run exhausted its tree: every run is complete) ends the race with
-  status unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain
-  died the result is an error naming them. Chains stop :data:`~edgematch.solvers.native.best.chains.REPORT_AHEAD`
-  before the limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every
-  chain at once (the message ``interrupted``). Nothing outlives the call.
+- :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent checker in
+  the parent) wins and every other chain's group is killed at once; a chain that *proves* there is no solution (its
+  plain search, or one run of its restarts, exhausted the tree: every run is complete) ends the race with status
+  unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain died the
+  result is an error naming them. Chains stop :data:`~edgematch.solvers.native.best.chains.REPORT_AHEAD` before the
+  limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the
+  message ``interrupted``). Nothing outlives the call.
 - :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
   or a ``dask.distributed.Client``; :func:`edgematch.solvers.cluster.connected`). The first checked solution
   (or proof) back sets the stop ``Event`` the chains' tasks poll (every
