@@ -25,11 +25,12 @@ worker, stopped through a Dask ``Event``).
   a local cluster is closed with the call, and chains die with their worker. A killed worker's chain runs again
   elsewhere (Dask's ``allowed-failures``).
 
-The result: status solved with the winning chain's solution, counters ``winner`` (its index), ``winner_seed``,
-``chains``, ``nodes`` (over every chain, as far as each reported: live counts are read every
-:data:`~edgematch.solvers.native.best.chains.POLL_SECONDS` here, every second on a cluster) and ``chain{i}_nodes``;
-the other counters (kernel, positions, restarts, ...) are the winner's (else chain 0's). Status timeout when
-none was found in time, unsat when a chain proved there is none.
+The result: status solved with the winning chain's solution, counters ``winner`` (its index), ``winner_seed`` (when
+that chain restarts with a seed), ``chains``, ``nodes`` (over every chain, as far as each reported: live counts are
+read every :data:`~edgematch.solvers.native.best.chains.POLL_SECONDS` here, every second on a cluster) and
+``chain{i}_nodes``; the other counters (kernel, positions, restarts, ...) are the winner's (else chain 0's). Status
+timeout when none was found in time, unsat when a chain proved there is none. Its options are the winner's (its
+order, ...), the caller's ``seed``, the ``seeds`` of the chains and ``winner`` (e.g. ``chain 1 (native:dfs)``).
 """
 
 from __future__ import annotations
@@ -180,13 +181,18 @@ def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: floa
     counters.update(nodes=nodes, nodes_per_second=nodes / seconds if seconds > 0 else 0.0, chains=count,
                     load_seconds=load)
     counters.update({f"chain{i}_nodes": got.live.get(i, 0) for i in range(count)})
+    won: dict[str, str] = {}
     if got.winner is not None:
-        counters.update(winner=got.winner, winner_seed=seed + got.winner)
+        sub, _ = chains.chain_plan(task, got.winner)
+        counters["winner"] = got.winner
+        if sub is None:  # a seeded chain (the plain search in a second order has no seed)
+            counters["winner_seed"] = seed + got.winner
+        won = {"winner": f"chain {got.winner}" + (f" (native:{sub})" if sub is not None else "")}
     if got.lost:
         counters["chains_lost"] = len(got.lost)
     last = seed + count - 1
     ran = {k: v for k, v in (base.options if base is not None else {}).items() if k not in ("workers", "cluster")}
-    options = {**ran, **where, "seed": seed, "seeds": f"{seed}-{last}" if last > seed else str(seed)}
+    options = {**ran, **where, "seed": seed, "seeds": f"{seed}-{last}" if last > seed else str(seed), **won}
     build = base.timings.build if base is not None else 0.0
     timings = Timings(build=build, solve=max(0.0, seconds - build))
     notes = [f"{lost}; the others went on" if win is not None or len(got.lost) < count else lost
