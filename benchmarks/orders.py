@@ -19,7 +19,7 @@ import argparse
 from frontier import board, case_name, parse_cases, parse_seeds
 
 from edgematch.solvers.native.count.estimate import knuth
-from edgematch.solvers.native.tables import build_tables, fill_order
+from edgematch.solvers.native.tables import ORDERS, bands, build_tables, fill_order
 
 BATCHES = 10
 
@@ -35,8 +35,7 @@ def cells_of(name: str, w: int, h: int) -> list[int]:
             out += [r * w + s for r in range(min(s + 1, h))] if s < w else []
         return out
     if name.startswith("band"):
-        k = int(name[4:])
-        return [r * w + c for top in range(0, h, k) for c in range(w) for r in range(top, min(top + k, h))]
+        return bands(w, h, int(name[4:]))
     raise ValueError(name)
 
 
@@ -54,7 +53,7 @@ def main() -> None:
             puzzle = board(n, inner, seed)
             shown = []
             for name in orders:
-                cells = fill_order(puzzle, name) if name in ("row", "spiral", "frame") else cells_of(name, n, n)
+                cells = fill_order(puzzle, name) if name in ORDERS else cells_of(name, n, n)
                 assert sorted(cells) == list(range(n * n)), name
                 tables = build_tables(puzzle, "row", symmetry=True, cells=cells)
                 trees = [knuth(tables, max(args.probes // BATCHES, 1), seed * 7919 + b).nodes for b in range(BATCHES)]

@@ -56,11 +56,18 @@ def auto_order(puzzle: Puzzle) -> str:
     return "frame" if rim_tight(puzzle) else "row"
 
 
+def bands(width: int, height: int, rows: int) -> list[int]:
+    """The cells of a ``width`` x ``height`` board in bands of ``rows`` rows, each band filled column by column
+    (the last band may be shorter)."""
+    return [r * width + c for top in range(0, height, rows) for c in range(width)
+            for r in range(top, min(top + rows, height))]
+
+
 def fill_order(puzzle: Puzzle, name: str) -> list[int]:
     """Cells in the order the search fills them: ``row`` scan; ``spiral`` from the centre outwards
     (the Hunde-Spiel article's reader filled 2x2 blocks early this way); ``frame``: the border ring
     clockwise from the top-left corner, then the inside row by row; ``band2``: bands of two rows, each filled
-    column by column (at the peak a tree 2-76x the row scan's, but its solutions lie elsewhere in it: another
+    column by column (at the peak a tree 1.9-76x the row scan's, but its solutions lie elsewhere in it: another
     draw of where the first one is, benchmarks/README.md); ``auto``: :func:`auto_order`."""
     w, h = puzzle.width, puzzle.height
     if name == "auto":
@@ -68,7 +75,7 @@ def fill_order(puzzle: Puzzle, name: str) -> list[int]:
     if name == "row":
         return list(range(w * h))
     if name == "band2":
-        return [r * w + c for top in range(0, h, 2) for c in range(w) for r in range(top, min(top + 2, h))]
+        return bands(w, h, 2)
     ring_first = _outside_in(w, h)
     if name == "spiral":
         return ring_first[::-1]
