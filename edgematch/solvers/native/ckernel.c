@@ -91,27 +91,25 @@ EM_EXPORT int64_t em_search(
     const int64_t stop_at = nodes + budget;
     const int64_t last = P - 1;
     int64_t code = FINISHED;
+    /* the scan position and end of depth d live in registers; ptr[d] and end[d] are written as before (so the
+     * state between calls is the same), never read back on the way down */
+    int64_t i = ptr[d];
+    int64_t e = end[d];
     for (;;) {
         /* scan the bucket for the next candidate whose tile is free and fits the extras */
-        int64_t i = ptr[d];
-        const int64_t e = end[d];
         const int64_t n_extra = extra_n[d];
-        const uint32_t *ex_side = extra_side + d * extra_cols;
-        const uint32_t *ex_src = extra_src + d * extra_cols;
-        while (i < e) {
-            if (type_left[cand_type[i]] > 0) {
-                if (n_extra == 0) break;
-                int ok = 1;
+        if (n_extra == 0) {
+            while (i < e && type_left[cand_type[i]] <= 0) i++;
+        } else {
+            const uint32_t *ex_side = extra_side + d * extra_cols;
+            const uint32_t *ex_src = extra_src + d * extra_cols;
+            for (; i < e; i++) {
+                if (type_left[cand_type[i]] <= 0) continue;
                 const uint32_t *edge = cand_edge + i * 4;
-                for (int64_t x = 0; x < n_extra; x++) {
-                    if (edge[ex_side[x]] != placed[ex_src[x]]) {
-                        ok = 0;
-                        break;
-                    }
-                }
-                if (ok) break;
+                int64_t x = 0;
+                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
+                if (x == n_extra) break;
             }
-            i++;
         }
         if (i >= e) {
             if (d == start) {
@@ -120,6 +118,8 @@ EM_EXPORT int64_t em_search(
             }
             d--;
             type_left[cand_type[picks[d]]] += 1;
+            i = ptr[d];
+            e = end[d];
             continue;
         }
         ptr[d] = (uint32_t)(i + 1);
@@ -135,6 +135,7 @@ EM_EXPORT int64_t em_search(
                 }
                 if (canonical(vis, n_vis, turn_src, n_turns, turn_cols)) counters[CANONICAL] += 1;
             }
+            i++;
             const int64_t stored = state[STORED];
             if (stored < cap) {
                 uint32_t *row = out + stored * out_cols;
@@ -159,7 +160,17 @@ EM_EXPORT int64_t em_search(
         placed[cell + 2] = edge[2];
         placed[cell + 3] = edge[3];
         d++;
-        bucket(d, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
+        /* the next bucket's keys, read from the tile just placed when they are its sides (no store-to-load
+         * round trip on the loop's critical path), else from the board */
+        const uint64_t ka = key_a[d], kb = key_b[d];
+        const uint64_t oa = ka - (uint64_t)cell, ob = kb - (uint64_t)cell;
+        const uint64_t va = oa < 4 ? edge[oa] : placed[ka];
+        const uint64_t vb = ob < 4 ? edge[ob] : placed[kb];
+        const uint64_t b = (uint64_t)base[d] + va * width + vb;
+        i = tab_start[b];
+        e = tab_end[b];
+        ptr[d] = (uint32_t)i;
+        end[d] = (uint32_t)e;
         if (nodes >= stop_at) {
             code = BUDGET;
             break;
