@@ -46,6 +46,19 @@ static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uin
     end[d] = tab_end[b];
 }
 
+/* The bucket of position d right after the tile with norm edges `edge` went to placed[cell..cell+3]: a key that
+ * is one of those sides is read from `edge` (no store-to-load round trip on the loop's critical path). */
+static inline uint64_t bucket_after(int64_t d, int64_t cell, const uint32_t *EM_RESTRICT edge,
+                                    const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
+                                    const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed,
+                                    uint64_t width) {
+    const uint64_t ka = key_a[d], kb = key_b[d];
+    const uint64_t oa = ka - (uint64_t)cell, ob = kb - (uint64_t)cell;
+    const uint64_t va = oa < 4 ? edge[oa] : placed[ka];
+    const uint64_t vb = ob < 4 ? edge[ob] : placed[kb];
+    return (uint64_t)base[d] + va * width + vb;
+}
+
 /* Whether the board is least (lexicographically) among its allowed turns. */
 static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_t *EM_RESTRICT turn_src,
                      int64_t n_turns, int64_t turn_cols) {
@@ -160,13 +173,7 @@ EM_EXPORT int64_t em_search(
         placed[cell + 2] = edge[2];
         placed[cell + 3] = edge[3];
         d++;
-        /* the next bucket's keys, read from the tile just placed when they are its sides (no store-to-load
-         * round trip on the loop's critical path), else from the board */
-        const uint64_t ka = key_a[d], kb = key_b[d];
-        const uint64_t oa = ka - (uint64_t)cell, ob = kb - (uint64_t)cell;
-        const uint64_t va = oa < 4 ? edge[oa] : placed[ka];
-        const uint64_t vb = ob < 4 ? edge[ob] : placed[kb];
-        const uint64_t b = (uint64_t)base[d] + va * width + vb;
+        const uint64_t b = bucket_after(d, cell, edge, base, key_a, key_b, placed, width);
         i = tab_start[b];
         e = tab_end[b];
         ptr[d] = (uint32_t)i;
@@ -837,26 +844,22 @@ EM_EXPORT int64_t em_memo(
     const int64_t stop_at = nodes + budget;
     const int64_t last = P - 1;
     int64_t code = FINISHED;
+    int64_t i = ptr[d]; /* as in em_search: depth d's scan position and end in registers, written back as before */
+    int64_t e = end[d];
     for (;;) {
-        int64_t i = ptr[d];
-        const int64_t e = end[d];
         const int64_t n_extra = extra_n[d];
-        const uint32_t *ex_side = extra_side + d * extra_cols;
-        const uint32_t *ex_src = extra_src + d * extra_cols;
-        while (i < e) {
-            if (type_left[cand_type[i]] > 0) {
-                if (n_extra == 0) break;
-                int ok = 1;
+        if (n_extra == 0) {
+            while (i < e && type_left[cand_type[i]] <= 0) i++;
+        } else {
+            const uint32_t *ex_side = extra_side + d * extra_cols;
+            const uint32_t *ex_src = extra_src + d * extra_cols;
+            for (; i < e; i++) {
+                if (type_left[cand_type[i]] <= 0) continue;
                 const uint32_t *edge = cand_edge + i * 4;
-                for (int64_t x = 0; x < n_extra; x++) {
-                    if (edge[ex_side[x]] != placed[ex_src[x]]) {
-                        ok = 0;
-                        break;
-                    }
-                }
-                if (ok) break;
+                int64_t x = 0;
+                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
+                if (x == n_extra) break;
             }
-            i++;
         }
         if (i >= e) {
             ptr[d] = (uint32_t)i;
@@ -870,6 +873,8 @@ EM_EXPORT int64_t em_memo(
             const uint32_t t = cand_type[picks[d]];
             type_left[t] += 1;
             types[type_word[t]] += (uint64_t)1 << type_shift[t];
+            i = ptr[d];
+            e = end[d];
             continue;
         }
         ptr[d] = (uint32_t)(i + 1);
@@ -878,6 +883,7 @@ EM_EXPORT int64_t em_memo(
         if (d == last) {
             if (boards == INT64_MAX) { code = OVERFLOW; break; }
             boards += 1;
+            i++;
             if (nodes >= stop_at) {
                 code = BUDGET;
                 break;
@@ -894,7 +900,11 @@ EM_EXPORT int64_t em_memo(
         placed[cell + 2] = edge[2];
         placed[cell + 3] = edge[3];
         d++;
-        bucket(d, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
+        const uint64_t b = bucket_after(d, cell, edge, base, key_a, key_b, placed, width);
+        i = tab_start[b];
+        e = tab_end[b];
+        ptr[d] = (uint32_t)i;
+        end[d] = (uint32_t)e;
         d_pending[d] = 0;
         if (memo_at[d]) {
             const uint64_t h = memo_key(&m, d, placed, types, type_words, key);
@@ -907,6 +917,7 @@ EM_EXPORT int64_t em_memo(
                 d_saved[d] += (int64_t)r[0];
                 if (__builtin_add_overflow(boards, (int64_t)r[1], &boards)) { code = OVERFLOW; break; }
                 ptr[d] = end[d]; /* nothing left to search here */
+                i = e;
             } else {
                 d_pending[d] = 1;
                 d_hash[d] = h;
@@ -914,13 +925,14 @@ EM_EXPORT int64_t em_memo(
                 d_nodes[d] = nodes;
             }
         }
-        if (d == join_at && ptr[d] < end[d]) { /* not a memo hit: the boards below by the join, if it fits */
+        if (d == join_at && i < e) { /* not a memo hit: the boards below by the join, if it fits */
             int64_t below = 0;
             if (join_count(&top, &bot, d, split, bottom_end, type_left, placed, n_types, j_picks, j_ptr,
                            j_end, &kb, &kt, &jm, key, &nodes, (stop_at > nodes ? stop_at : nodes) + j_cap, &below)) {
                 counters[M_JOINS] += 1;
                 if (__builtin_add_overflow(boards, below, &boards)) { code = OVERFLOW; break; }
                 ptr[d] = end[d];
+                i = e;
             } else {
                 counters[M_JOINS_ABORTED] += 1;
             }
