@@ -59,6 +59,26 @@ static inline uint64_t bucket_after(int64_t d, int64_t cell, const uint32_t *EM_
     return (uint64_t)base[d] + va * width + vb;
 }
 
+/* The first candidate from i on (before e) whose tile type has a copy left and that shows the labels of the
+ * position's extra neighbours: e when none does. */
+static inline __attribute__((always_inline)) int64_t next_fit(
+    int64_t i, int64_t e, int64_t n_extra, const uint32_t *EM_RESTRICT ex_side, const uint32_t *EM_RESTRICT ex_src,
+    const int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
+    const uint32_t *EM_RESTRICT placed) {
+    if (n_extra == 0) {
+        while (i < e && type_left[cand_type[i]] <= 0) i++;
+        return i;
+    }
+    for (; i < e; i++) {
+        if (type_left[cand_type[i]] <= 0) continue;
+        const uint32_t *edge = cand_edge + i * 4;
+        int64_t x = 0;
+        while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
+        if (x == n_extra) break;
+    }
+    return i;
+}
+
 /* Whether the board is least (lexicographically) among its allowed turns. */
 static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_t *EM_RESTRICT turn_src,
                      int64_t n_turns, int64_t turn_cols) {
@@ -109,21 +129,8 @@ EM_EXPORT int64_t em_search(
     int64_t i = ptr[d];
     int64_t e = end[d];
     for (;;) {
-        /* scan the bucket for the next candidate whose tile is free and fits the extras */
-        const int64_t n_extra = extra_n[d];
-        if (n_extra == 0) {
-            while (i < e && type_left[cand_type[i]] <= 0) i++;
-        } else {
-            const uint32_t *ex_side = extra_side + d * extra_cols;
-            const uint32_t *ex_src = extra_src + d * extra_cols;
-            for (; i < e; i++) {
-                if (type_left[cand_type[i]] <= 0) continue;
-                const uint32_t *edge = cand_edge + i * 4;
-                int64_t x = 0;
-                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
-                if (x == n_extra) break;
-            }
-        }
+        i = next_fit(i, e, extra_n[d], extra_side + d * extra_cols, extra_src + d * extra_cols, type_left, cand_type,
+                     cand_edge, placed);
         if (i >= e) {
             if (d == start) {
                 ptr[d] = (uint32_t)i;
@@ -713,20 +720,9 @@ static int join_enum(const tabs_t *t, int64_t lo, int64_t hi, int32_t *type_left
     for (int64_t j = 0; j < k->type_words; j++) tw[j] = left0w[j];
     bucket(d, t->base, t->key_a, t->key_b, placed, t->width, t->tab_start, t->tab_end, ptr, end);
     for (;;) {
-        int64_t i = ptr[d];
         const int64_t e = end[d];
-        const int64_t n_extra = t->extra_n[d];
-        const uint32_t *ex_side = t->extra_side + d * t->extra_cols;
-        const uint32_t *ex_src = t->extra_src + d * t->extra_cols;
-        while (i < e) {
-            if (type_left[t->cand_type[i]] > 0) {
-                int64_t x = 0;
-                const uint32_t *edge = t->cand_edge + i * 4;
-                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
-                if (x == n_extra) break;
-            }
-            i++;
-        }
+        const int64_t i = next_fit(ptr[d], e, t->extra_n[d], t->extra_side + d * t->extra_cols,
+                                   t->extra_src + d * t->extra_cols, type_left, t->cand_type, t->cand_edge, placed);
         if (i >= e) {
             if (d == lo) break;
             d--;
@@ -847,20 +843,8 @@ EM_EXPORT int64_t em_memo(
     int64_t i = ptr[d]; /* as in em_search: depth d's scan position and end in registers, written back as before */
     int64_t e = end[d];
     for (;;) {
-        const int64_t n_extra = extra_n[d];
-        if (n_extra == 0) {
-            while (i < e && type_left[cand_type[i]] <= 0) i++;
-        } else {
-            const uint32_t *ex_side = extra_side + d * extra_cols;
-            const uint32_t *ex_src = extra_src + d * extra_cols;
-            for (; i < e; i++) {
-                if (type_left[cand_type[i]] <= 0) continue;
-                const uint32_t *edge = cand_edge + i * 4;
-                int64_t x = 0;
-                while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
-                if (x == n_extra) break;
-            }
-        }
+        i = next_fit(i, e, extra_n[d], extra_side + d * extra_cols, extra_src + d * extra_cols, type_left, cand_type,
+                     cand_edge, placed);
         if (i >= e) {
             ptr[d] = (uint32_t)i;
             if (d_pending[d]) { /* the state at depth d is searched: remember its boards */
