@@ -164,6 +164,13 @@ def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
     return None, options if "keep" in task.options else {**options, "keep": "off"}
 
 
+def chain_runner(backend: Backend, task: Task, index: int) -> tuple[Backend, dict]:
+    """The backend chain ``index`` runs (``backend``, or its sibling variant :func:`chain_plan` names) and its
+    options."""
+    sub, options = chain_plan(task, index)
+    return (backend if sub is None else type(backend)(sub)), options
+
+
 def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, shared: Any, live: Any,
            slot: int, deadline: float | None) -> None:
     """One chain, in a child process leading its own group: the single-process search with seed ``seed +
@@ -188,8 +195,7 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
 
                 beam.MEMORY_CAP //= task.workers
             left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
-            sub, options = chain_plan(task, index)
-            runner = backend if sub is None else type(backend)(sub)
+            runner, options = chain_runner(backend, task, index)
             mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
                            incumbent=Incumbent(shared).reader(puzzle), options=options)
             message = ("done", index, runner.run(puzzle, mine))

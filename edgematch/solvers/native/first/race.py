@@ -104,8 +104,7 @@ def _refused(backend: Backend, task: Task) -> None:
     """The options a chain would refuse (a seed that is not a whole number, ...), refused here before anything
     starts: chain 0's and chain 1's (the later chains run chain 0's search, restarts only)."""
     for index in (0, 1):
-        sub, options = chains.chain_plan(task, index)
-        runner = backend if sub is None else type(backend)(sub)
+        runner, options = chains.chain_runner(backend, task, index)
         runner.checked_options(replace(single(task), options=options))
 
 
