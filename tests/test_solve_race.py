@@ -29,7 +29,7 @@ from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
 from edgematch.solvers.native.best import chains
-from edgematch.solvers.native.first import race
+from edgematch.solvers.native.first import race, sweep
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
 
@@ -299,3 +299,77 @@ def test_the_second_chain_alone_finds_a_checked_solution_in_its_order(kind):
     result = chain_alone(puzzle, Task("first"), 1)
     assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
     assert result.options["order"] == chains.SECOND_ORDER
+
+
+# --- the handover (edgematch.solvers.native.first.sweep): after `handover` seconds every chain takes parts of
+# chain 1's search
+
+
+def test_with_the_handover_the_chains_share_chain_one_s_search_and_answer_as_it_alone_does():
+    # handover at 0 s: chain 0 runs its own search one slice, then takes parts of chain 1's; the answer is a
+    # solution the checker passes when chain 1's search alone finds one, and "none" exactly when it proves none
+    boards = [random_tiles(5, 5, colours=c, seed=s) for s, c in enumerate([4, 5, 6] * 4) if s in (1, 2, 4, 5, 7, 9,
+                                                                                                  10, 11)]
+    joined = {"solved": 0, "unsat": 0}
+    for puzzle in boards:
+        result = raced(puzzle, handover=0)
+        alone = chain_alone(puzzle, Task("first"), 1)
+        if alone.status is Status.SOLVED:
+            assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
+        else:
+            assert alone.status is Status.UNSAT and result.status is Status.UNSAT and result.solution is None
+        assert result.options["handover"] == "0 s"
+        if "joined_at" in result.counters or "split_depth" in result.counters:
+            joined[result.status.value] += 1
+    assert joined["solved"] and joined["unsat"]  # both kinds of answer came from a split search
+    assert ours(psutil.Process()) == []
+
+
+def test_with_the_handover_the_time_limit_is_kept_and_no_chain_outlives_the_call():
+    began = time.monotonic()
+    result = raced(HARD, limit=3.0, handover=0.5)
+    took = time.monotonic() - began
+    assert result.status is Status.TIMEOUT and result.message == "time limit" and result.solution is None
+    assert took < 3.0 + 1.5, took
+    c = result.counters
+    assert c["joined_at"] >= 0.5 and c["split_depth"] >= 1 and c["parts"] >= 0  # chain 0 joined chain 1's search
+    assert c["chain0_nodes"] > 0 and c["chain1_nodes"] > 0
+    assert ours(psutil.Process()) == []
+
+
+def test_a_chain_zero_whose_leader_was_killed_goes_on_with_its_own_search(monkeypatch):
+    monkeypatch.setattr(sweep, "WAIT_SECONDS", 0.5)  # the chains are forked: they wait this long
+    killed_chain_one = threading.Event()
+
+    def kill_chain_one() -> None:
+        until = time.monotonic() + 20
+        while time.monotonic() < until:
+            kids = sorted(ours(psutil.Process()), key=lambda p: p.pid)
+            if len(kids) >= 2:
+                os.kill(kids[1].pid, signal.SIGKILL)
+                killed_chain_one.set()
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=kill_chain_one, daemon=True)
+    thread.start()
+    result = raced(HARD, limit=3.0, handover=0.2)
+    thread.join()
+    assert killed_chain_one.is_set()
+    assert result.status is Status.TIMEOUT and "chain 1 died (exit code -9)" in result.message
+    assert result.counters["chain0_nodes"] > 0 and "joined_at" not in result.counters  # it searched on alone
+    assert ours(psutil.Process()) == []
+
+
+def test_the_handover_option_is_refused_where_no_race_runs_and_named_in_the_result():
+    puzzle = PLANTED["framed"]
+    for backend, workers in (("native", 1), ("native:dfs", 2)):
+        with pytest.raises(UsageError, match="handover is an option"):
+            edgematch.solve(puzzle, backend=backend, workers=workers, handover=5)
+    for bad in ("soon", -1, "inf"):
+        with pytest.raises(UsageError, match="option handover must be a number of seconds"):
+            raced(puzzle, handover=bad)
+    assert "handover" not in raced(puzzle, handover="off").options
+    assert raced(puzzle).options["handover"] == f"{race.HANDOVER_SECONDS:g} s"
+    assert "handover" not in raced(puzzle, order="row").options  # chain 1 restarts: no search of its own to share
+    assert ours(psutil.Process()) == []

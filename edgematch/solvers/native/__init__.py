@@ -44,6 +44,7 @@ from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
+from edgematch.solvers.native.first.race import HANDOVER_SECONDS
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 
@@ -110,7 +111,7 @@ class NativeBackend(Backend):
     description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
                    "identical tiles grouped")
     options = ("order", "values", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start",
-               "breaks", "double", "search", "width", "fanout", "repair", "beam_share")
+               "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}+ free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
@@ -123,7 +124,9 @@ class NativeBackend(Backend):
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
-                "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)"}
+                "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
+                "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers, after which every chain "
+                            "joins chain 1's search; off)"}
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
@@ -160,6 +163,10 @@ class NativeBackend(Backend):
                 return problem
         if task.question != "best" and task.options.keys() & best_only:
             return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
+        if "handover" in task.options and (task.question != "first" or self.sub == "dfs" or task.workers < 2
+                                           or task.cluster is not None):
+            return ("native backend: handover is an option of a first solution with native on several workers "
+                    "of this machine (solve --workers N)")
         if task.question == "best" and self.sub == "dfs":
             return "native:dfs does not answer best (use native)"
         if task.cluster is not None and task.workers > 1:

@@ -52,6 +52,21 @@ class Search:
         self._step = kernels.bind(self.kernel, tables, self.start, self.distinct, self.type_left, self.placed,
                                   self.vis, self.picks, self.ptr, self.end, self.state, self.out, self.counters)
 
+    def below(self, prefix: tuple[int, ...]) -> None:
+        """Search again from the start, below another prefix of the same length: the arrays (and the loop bound
+        to them) are reused, so a part costs no allocation; the counters go on adding up."""
+        if len(prefix) != self.start:
+            raise ValueError(f"a prefix of {self.start} placements expected, got {len(prefix)}")
+        tables = self.tables
+        np.copyto(self.type_left, tables.type_count, casting="unsafe")
+        np.copyto(self.placed, tables.placed0, casting="unsafe")
+        np.copyto(self.vis, tables.vis0, casting="unsafe")
+        self.state[:] = 0
+        self.finished = False
+        for p, i in enumerate(prefix):
+            place(tables, p, i, self.type_left, self.placed, self.vis)
+            self.picks[p] = i
+
     def step(self, budget: int) -> int:
         """Run up to ``budget`` nodes; returns the kernel's code and marks the search finished."""
         code = self._step(budget)

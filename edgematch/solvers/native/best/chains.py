@@ -144,6 +144,7 @@ def chain_seed(task: Task) -> int:
 # chain 1 of a first-solution race, when the caller names no order: the plain depth-first search in this fill order
 SECOND_ORDER = "band2"
 RESTARTS_ONLY = ("seed", "unit", "keep")  # the restarts' options, which the plain depth-first search has not
+RACE_ONLY = ("handover",)  # the race's own options, which no chain's search takes
 
 
 def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
@@ -155,12 +156,13 @@ def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
     order"). Later chains (and chain 1 when the order is given) restart only (``keep=off``): the search in the
     tables' own order is chain 0's, and repeating it beside every other chain's restarts only halves their speed
     (framed 7x7 c7 seeds 1-5: 2 chains' winners took 286 M nodes in all with it, 214 M without)."""
-    options = {**task.options, "seed": chain_seed(task) + index}
+    given = {k: v for k, v in task.options.items() if k not in RACE_ONLY}
+    options = {**given, "seed": chain_seed(task) + index}
     if task.question != "first" or index == 0:
         return None, options
     if index == 1 and str(task.options.get("order", "auto")) == "auto" and "keep" not in task.options:
-        plain = {k: v for k, v in task.options.items() if k not in RESTARTS_ONLY}
-        return "dfs", {**plain, "order": SECOND_ORDER, "values": task.options.get("values", "rare")}
+        plain = {k: v for k, v in given.items() if k not in RESTARTS_ONLY}
+        return "dfs", {**plain, "order": SECOND_ORDER, "values": given.get("values", "rare")}
     return None, options if "keep" in task.options else {**options, "keep": "off"}
 
 
@@ -171,13 +173,16 @@ def chain_runner(backend: Backend, task: Task, index: int) -> tuple[Backend, dic
     return (backend if sub is None else type(backend)(sub)), options
 
 
+Plan = Callable[[Backend, Task, int], tuple[Any, dict]]  # what chain i runs: a runner (run, checked_options), options
+
+
 def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, shared: Any, live: Any,
-           slot: int, deadline: float | None) -> None:
-    """One chain, in a child process leading its own group: the single-process search with seed ``seed +
-    index``, sending ``("improve", index, board, score)`` for every better board and ``("done", index,
-    result)`` (or ``("failed", index, error)``) at the end; its live count goes to ``live[slot]``. Ctrl-C (from
-    its parent only) stops the search, which reports; it is taken even where the parent ignores it (a Dask
-    worker of a local cluster does, and a fork inherits that)."""
+           slot: int, deadline: float | None, plan: Plan = chain_runner) -> None:
+    """One chain, in a child process leading its own group: what ``plan`` says chain ``index`` runs (by default
+    the single-process search with seed ``seed + index``), sending ``("improve", index, board, score)`` for every
+    better board and ``("done", index, result)`` (or ``("failed", index, error)``) at the end; its live count goes
+    to ``live[slot]``. Ctrl-C (from its parent only) stops the search, which reports; it is taken even where the
+    parent ignores it (a Dask worker of a local cluster does, and a fork inherits that)."""
     def improve(board: Solution, score: int) -> None:
         with _ctrl_c_held():
             send.send(("improve", index, board, score))
@@ -195,7 +200,7 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
 
                 beam.MEMORY_CAP //= task.workers
             left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
-            runner, options = chain_runner(backend, task, index)
+            runner, options = plan(backend, task, index)
             mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
                            incumbent=Incumbent(shared).reader(puzzle), options=options)
             message = ("done", index, runner.run(puzzle, mine))

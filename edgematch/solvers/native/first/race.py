@@ -5,7 +5,11 @@ A *chain* is a single-process native first-solution search, run as a black box (
 keeps the caller's seed, so it runs exactly what one process runs and N chains are never worse than one (apart from
 sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller names an
 order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever the single
-search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. The chain itself is
+search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. After
+:data:`HANDOVER_SECONDS` (option ``handover``: seconds, or ``off``) every other chain stops its own search and
+takes parts of chain 1's, which it splits for them (:mod:`edgematch.solvers.native.first.sweep`): the kept
+search and the restarts answer early or not at all, and chain 1's order then gets every core (here, not on a
+cluster; not when chain 1 restarts or propagates). The chain itself is
 :func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own process group,
 dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a cluster
 :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of the
@@ -46,8 +50,11 @@ from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.best import chains
+from edgematch.solvers.native.first import sweep
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
 
+# after this many seconds the chains join chain 1's search (option handover; benchmarks/README.md, "The handover")
+HANDOVER_SECONDS = 120.0
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
 RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
 
@@ -111,10 +118,14 @@ def _refused(backend: Backend, task: Task) -> None:
 def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     """One solution: ``task.workers`` chains forked here race (see the module docstring)."""
     _refused(backend, task)
+    after = handover(task)
     load = _warm(backend)
     began = time.monotonic()  # the time limit counts from here, as in one process (loading is not counted)
     deadline = None if task.time_limit is None else began + task.time_limit
     ctx = context()
+    plan: chains.Plan = chains.chain_runner
+    if after is not None:
+        plan = Handover(sweep.Board.create(ctx, puzzle.size).shared, after)
     unused = chains.Incumbent.create(ctx, 1).shared  # the chain's shared board (a best-only feature)
     live = ctx.Array("q", task.workers, lock=False)  # each chain's nodes, written by its progress callback
     got = _Race(puzzle, task, began)
@@ -124,7 +135,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     reason = ""
     try:
         chains.spawn(ctx, task.workers, lambda index, send: (
-            send, backend, puzzle, plain, index, unused, live, index, deadline), running, started)
+            send, backend, puzzle, plain, index, unused, live, index, deadline, plan), running, started)
         reason = _gather(running, got, live, None if deadline is None else deadline + LATE_SECONDS)
     except KeyboardInterrupt:
         reason = INTERRUPTED
@@ -139,8 +150,136 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     got.live = {i: max(got.live.get(i, 0), int(n)) for i, n in enumerate(live)}
     if got.usage is not None:
         raise got.usage
-    return _merged(backend, task, got, reason, time.monotonic() - began, task.workers, load,
-                   {"workers": task.workers})
+    where: dict[str, Any] = {"workers": task.workers}
+    if after is not None:
+        where["handover"] = f"{after:g} s"
+    return _merged(backend, task, got, reason, time.monotonic() - began, task.workers, load, where)
+
+
+def handover(task: Task) -> float | None:
+    """When the race's other chains join chain 1's search (option ``handover``: seconds, or ``off``), or None:
+    off, or chain 1 is not the plain search in its own order (the caller named an order or ``keep``), or it
+    propagates (the sweep's parts are the plain loop's)."""
+    from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
+
+    given = task.options.get("handover", HANDOVER_SECONDS)
+    if str(given).lower() == "off":
+        return None
+    seconds = seconds_option(given, "handover")
+    sub, options = chains.chain_plan(task, 1)
+    if sub != "dfs" or options.keys() & set(PROPAGATION) or task.workers < 2:
+        return None
+    return seconds
+
+
+def seconds_option(value: Any, name: str) -> float:
+    """A number of seconds (at least 0) given as an option, else a usage error naming it."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise UsageError(f"native backend: option {name} must be a number of seconds (0 or more) or off, "
+                         f"got {value!r}")
+    return seconds
+
+
+@dataclass
+class Handover:
+    """The chains' plan with the handover (:mod:`edgematch.solvers.native.first.sweep`): chain 1 leads the sweep of
+    its search, every other chain runs its own search for ``after`` seconds and then joins it."""
+
+    shared: Any  # the sweep's board (a shared array made before the fork)
+    after: float
+
+    def __call__(self, backend: Backend, task: Task, index: int) -> tuple[Any, dict]:
+        runner, options = chains.chain_runner(backend, task, index)
+        board = sweep.Board(self.shared)
+        if index == 1:
+            return _Leader(runner, board), options
+        return _Joiner(runner, chains.chain_runner(backend, task, 1), board, self.after), options
+
+
+@dataclass
+class _Leader:
+    """Chain 1 with the handover: its plain search, split when the others join (:func:`sweep.lead`)."""
+
+    backend: Any  # native:dfs
+    board: sweep.Board
+
+    def checked_options(self, task: Task) -> dict:
+        return self.backend.checked_options(task)
+
+    def run(self, puzzle: Puzzle, task: Task) -> Result:
+        tables, build, load = self.backend.prepare(puzzle, task)
+        if tables.positions == 0:  # every cell hinted
+            return self.backend.run(puzzle, task)
+        left = None if task.time_limit is None else max(0.0, task.time_limit - build)
+        swept = sweep.lead(tables, self.board, left, task.progress)
+        return _swept(self.backend, puzzle, task, tables, swept, build, load)
+
+
+@dataclass
+class _Joiner:
+    """Chain 0 (and any after chain 1) with the handover: its own search for ``after`` seconds, then chain 1's
+    parts (:func:`sweep.join`); when chain 1 does not answer (it ended, or died) its own search again."""
+
+    backend: Backend
+    lead: tuple[Any, dict]  # chain 1's runner (native:dfs) and options: the tables the parts are of
+    board: sweep.Board
+    after: float
+
+    def checked_options(self, task: Task) -> dict:
+        return self.backend.checked_options(task)
+
+    def run(self, puzzle: Puzzle, task: Task) -> Result:
+        began = time.perf_counter()
+        limit = task.time_limit
+        own = self.backend.run(puzzle, replace(task, time_limit=self.after if limit is None else
+                                               min(limit, self.after)))
+        left = None if limit is None else limit - (time.perf_counter() - began)
+        if own.status is not Status.TIMEOUT or own.message != TIME_LIMIT or (left is not None and left <= 0):
+            return own
+        runner, options = self.lead
+        lead_task = replace(task, options=options, time_limit=left)
+        tables, build, load = runner.prepare(puzzle, lead_task)
+        ran = int(own.counters.get("nodes", 0))
+        progress = task.progress
+        report = None if progress is None else (lambda info: progress({**info, "nodes": ran + info["nodes"]}))
+        swept = sweep.join(tables, self.board, None if left is None else max(0.0, left - build), report)
+        if swept is None:  # chain 1 did not split: this chain's search runs on alone
+            left = None if limit is None else max(0.0, limit - (time.perf_counter() - began))
+            return self.backend.run(puzzle, replace(task, time_limit=left))
+        result = _swept(runner, puzzle, lead_task, tables, swept, build, load)
+        result.counters["nodes"] = ran + int(result.counters["nodes"])
+        result.counters["joined_at"] = round(time.perf_counter() - began - swept.outcome.seconds, 3)
+        result.counters.update({k: own.counters[k] for k in ("restarts",) if k in own.counters})
+        return result
+
+
+def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.Swept, build: float,
+           load: float) -> Result:
+    """A chain's result from its part of a sweep: solved, unsat when it proved every part empty, else timeout."""
+    from edgematch.solvers.native.kernels import selected
+    from edgematch.solvers.native.tables import decode
+
+    outcome = swept.outcome
+    if outcome.found:
+        status, solutions, message = Status.SOLVED, [decode(puzzle, tables, outcome.found[0])], ""
+    elif swept.proof:
+        status, solutions, message = Status.UNSAT, [], ""
+    else:
+        status, solutions = Status.TIMEOUT, []
+        message = outcome.stopped or "its parts searched through; the other chains' still searching"
+    rate = outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
+    counters: dict[str, Any] = {"nodes": outcome.nodes, "nodes_per_second": rate, "load_seconds": load,
+                                "kernel": selected(), "positions": tables.positions,
+                                "candidates": len(tables.cand_type)}
+    if swept.depth:
+        counters.update(split_depth=swept.depth, parts=swept.parts)
+    options = {"order": tables.order_name, "values": backend.values(task)}
+    return Result(backend.full_name, status, solutions, timings=Timings(build=build, solve=outcome.seconds),
+                  counters=counters, options=options, message=message)
 
 
 def _warm(backend: Backend) -> float:
@@ -173,7 +312,8 @@ def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: floa
     """One result for the race: the winner's answer, or how it ended without one (see the module docstring)."""
     seed = chains.chain_seed(task)
     win = got.finals.get(got.winner) if got.winner is not None else None
-    base = win or got.finals.get(0) or next(iter(got.finals.values()), None)
+    base = next((r for r in (win, got.finals.get(0), *got.finals.values()) if r is not None), None)  # (a Result
+    # is false unless it answered: `or` would take whichever chain reported first)
     counters: dict[str, Any] = dict(base.counters) if base is not None else {}
     counters.pop("workers", None)
     nodes = sum(got.live.values())
@@ -181,12 +321,14 @@ def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: floa
                     load_seconds=load)
     counters.update({f"chain{i}_nodes": got.live.get(i, 0) for i in range(count)})
     won: dict[str, str] = {}
-    if got.winner is not None:
-        sub, _ = chains.chain_plan(task, got.winner)
+    if got.winner is not None and win is not None:
         counters["winner"] = got.winner
-        if sub is None:  # a seeded chain (the plain search in a second order has no seed)
+        if win.backend == backend.full_name:  # the chain's own, seeded search (chain 1's plain search has no seed)
             counters["winner_seed"] = seed + got.winner
-        won = {"winner": f"chain {got.winner}" + (f" (native:{sub})" if sub is not None else "")}
+        how = "" if win.backend == backend.full_name else f" ({win.backend})"
+        if "joined_at" in win.counters:
+            how = f" (in chain 1's search, joined at {win.counters['joined_at']:.0f} s)"
+        won = {"winner": f"chain {got.winner}{how}"}
     if got.lost:
         counters["chains_lost"] = len(got.lost)
     last = seed + count - 1

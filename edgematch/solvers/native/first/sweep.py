@@ -1,0 +1,316 @@
+"""Every core on one depth-first search, once the race has given its other chains their share (issue 24).
+
+The race's chain 1 is the plain depth-first search in a second fill order; where its first solution lies in that
+order is its time to it (framed 8x8 c8 seed 5: 4.9e10 nodes in, a quarter of an hour of one core). The other
+chains, the kept search and restarts, answered within their first minute or, in every race measured, not at all
+(benchmarks/README.md, "The handover"). So after ``handover`` seconds they stop and *join* chain 1: every worker
+sweeps chain 1's tree in its order, parts side by side, and where the solution lies is reached N times sooner.
+
+The handover, through one small shared array (:class:`Board`):
+
+1. a joiner whose own search ran its share asks (:meth:`Board.ask`) and waits;
+2. chain 1 (the leader) sees it between two slices of its search and picks the split depth ``d``, the shallowest
+   at which its search went through a new prefix of ``d`` placements about every :data:`PART_SECONDS`
+   (:class:`Changes`); it ends its search at the end of its current prefix of ``d`` placements (*part 0*),
+   writes that prefix and says so (:meth:`Board.publish`);
+3. every worker then takes parts from a shared counter: part ``k`` is the ``k``-th prefix of ``d`` placements
+   after part 0's in the search's own order (:func:`after`), searched below. Each worker enumerates the
+   prefixes itself (the tables are built the same way everywhere), so only the counter is shared.
+
+Part 0, what the leader searched before it, and the parts after it cover the tree exactly (a branch that ends
+before depth ``d`` holds no solution), so a first solution is the search's own kind (the race's parent checks it
+anyway), and *no solution* is proven when every part has been searched through: the shared count of parts done
+reaches the number of parts, which a worker learns when its enumeration runs out. A worker killed in a part
+never counts it done, so a lost worker can cost a proof, never make a wrong one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from edgematch.errors import BackendError
+from edgematch.solvers.native import kernels
+from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
+from edgematch.solvers.native.tables import Tables
+
+PHASE, DEPTH, CLAIMED, DONE, TOTAL = range(5)  # the board's fields; the published prefix follows
+HEAD = 5
+IDLE, ASKED, PUBLISHED = 0, 1, 2
+PART_SECONDS = 0.5  # the parts' aimed-for size, in the leader's search time
+WAIT_SECONDS = 5.0  # how long a joiner waits for the leader to publish (it answers within a slice, ~0.1 s)
+LOCK_SECONDS = 5.0  # a board lock held this long: its holder was killed inside (never in practice)
+LISTED = 256  # prefixes the listing loop hands over at a time
+LISTING_BUDGET = 1_000_000  # its nodes per call between two looks at the clock
+Progress = Callable[[dict[str, float]], None]
+
+
+class Board:
+    """The handover's shared state: phase, split depth, parts claimed, parts done, parts in all (-1 until a
+    worker's enumeration runs out), then part 0's prefix. Every change takes the array's lock."""
+
+    def __init__(self, shared: Any):
+        self.shared = shared
+
+    @classmethod
+    def create(cls, ctx: Any, positions: int) -> Board:
+        board = cls(ctx.Array("q", HEAD + positions))
+        board.shared[TOTAL] = -1
+        return board
+
+    def _locked(self) -> Any:
+        lock = self.shared.get_lock()
+        if not lock.acquire(timeout=LOCK_SECONDS):
+            raise BackendError("the race's shared board stayed locked (a chain killed holding it)")
+        return lock
+
+    def ask(self) -> None:
+        """A joiner asks the leader to split its search (once for every joiner)."""
+        lock = self._locked()
+        try:
+            if self.shared[PHASE] == IDLE:
+                self.shared[PHASE] = ASKED
+        finally:
+            lock.release()
+
+    def asked(self) -> bool:
+        return self.shared[PHASE] == ASKED
+
+    def publish(self, prefix: tuple[int, ...]) -> None:
+        """The leader's part 0: the prefix it searches below to the end; the parts after it are to take."""
+        lock = self._locked()
+        try:
+            a = self.shared
+            a[DEPTH] = len(prefix)
+            a[HEAD:HEAD + len(prefix)] = list(prefix)
+            a[CLAIMED], a[DONE], a[TOTAL] = 1, 0, -1
+            a[PHASE] = PUBLISHED
+        finally:
+            lock.release()
+
+    def published(self) -> tuple[int, ...] | None:
+        """Part 0's prefix once the leader has published it."""
+        lock = self._locked()
+        try:
+            a = self.shared
+            return tuple(a[HEAD:HEAD + a[DEPTH]]) if a[PHASE] == PUBLISHED else None
+        finally:
+            lock.release()
+
+    def claim(self) -> int:
+        """The next part's number (1, 2, ...)."""
+        lock = self._locked()
+        try:
+            k = self.shared[CLAIMED]
+            self.shared[CLAIMED] = k + 1
+            return k
+        finally:
+            lock.release()
+
+    def done(self, total: int | None = None) -> bool:
+        """A part searched through (``total`` None) or the number of parts learnt; True when every part is
+        done: no solution below any."""
+        lock = self._locked()
+        try:
+            a = self.shared
+            if total is None:
+                a[DONE] += 1
+            elif a[TOTAL] < 0:
+                a[TOTAL] = total
+            return a[TOTAL] >= 0 and a[DONE] == a[TOTAL]
+        finally:
+            lock.release()
+
+
+@dataclass
+class Changes:
+    """How often the leader's search went through a new prefix of each length, read between its slices."""
+
+    last: np.ndarray
+    depth: int = 0
+    counts: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.counts = np.zeros(len(self.last) + 1, np.int64)
+
+    def seen(self, search: Search) -> None:
+        depth = int(search.state[kernels.DEPTH])
+        common = min(depth, self.depth)
+        differ = np.flatnonzero(search.picks[:common] != self.last[:common])
+        first = int(differ[0]) if len(differ) else common
+        if first < max(depth, self.depth):  # the prefixes of every length above `first` changed
+            self.counts[first + 1:] += 1
+        self.last[:depth] = search.picks[:depth]
+        self.depth = depth
+
+    def split_depth(self, seconds: float, positions: int) -> int:
+        """The shallowest depth whose prefixes changed about every :data:`PART_SECONDS` (else the one that
+        changed most), within 1 .. positions - 1."""
+        need = max(1.0, seconds / PART_SECONDS)
+        top = max(1, positions - 1)
+        for d in range(1, top + 1):
+            if self.counts[d] >= need:
+                return d
+        return int(np.argmax(self.counts[1:top + 1])) + 1
+
+
+class OutOfTime(Exception):
+    """The time ran out while the next part was being looked for (never taken for "no part left")."""
+
+
+def truncated(tables: Tables, depth: int) -> Tables:
+    """``tables`` for the first ``depth`` positions only: its search's "solutions" are the prefixes of ``depth``
+    placements, in the search's order, at the compiled loop's speed."""
+    cut = {name: getattr(tables, name)[:depth] for name in
+           ("order", "key_a", "key_b", "base", "extra_n", "extra_src", "extra_side")}
+    return replace(tables, **cut)
+
+
+def after(tables: Tables, first: tuple[int, ...], deadline: float | None = None) -> Iterator[tuple[int, ...]]:
+    """The prefixes of ``len(first)`` placements that come after ``first`` in the search's own order: for each
+    position from the deepest up, the candidates after ``first``'s that fit beside ``first``'s earlier
+    placements, each followed by the prefixes below it (listed by the compiled loop over :func:`truncated`
+    tables). Raises :class:`OutOfTime` once ``deadline`` (``time.perf_counter()``) passes."""
+    depth = len(first)
+    top = truncated(tables, depth)
+    for j in range(depth - 1, -1, -1):
+        type_left = tables.type_count.copy()
+        placed = tables.placed0.copy()
+        vis = tables.vis0.copy()
+        for p in range(j):
+            place(tables, p, first[p], type_left, placed, vis)
+        for i in fitting(tables, j, type_left, placed):
+            if i <= first[j]:
+                continue
+            if j == depth - 1:
+                yield (*first[:j], i)
+                continue
+            search = Search(top, (*first[:j], i), capacity=LISTED)
+            while not search.finished:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    raise OutOfTime
+                search.step(LISTING_BUDGET)
+                for picks in search.drain():
+                    yield tuple(int(v) for v in picks)
+
+
+@dataclass
+class Swept:
+    """How a worker's part of a sweep ended: its outcome (nodes over every part it searched), the parts it
+    searched through, the split depth, and whether it proved there is no solution."""
+
+    outcome: Outcome
+    parts: int = 0
+    depth: int = 0
+    proof: bool = False
+
+
+def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progress | None = None,
+         depth: int | None = None) -> Swept:
+    """Chain 1: the plain depth-first search over ``tables``, which on a joiner's asking splits at ``depth``
+    (default: the one :meth:`Changes.split_depth` picks), publishes its current prefix as part 0, searches it
+    through and then works as every joiner does."""
+    start = time.perf_counter()
+    search = Search(tables, capacity=1)
+    changes = Changes(np.zeros(tables.positions, np.uint32))
+
+    def watch(info: dict[str, float]) -> None:
+        changes.seen(search)
+        if progress is not None:
+            progress(info)
+
+    # asked before it starts (a joiner's share was 0 s): it splits at once
+    outcome = Outcome(finished=False, stopped="stopped") if board.asked() else \
+        drive(search, time_limit, 1, watch, board.asked)
+    if outcome.stopped != "stopped":  # no split: the whole search's outcome (finished: no solution anywhere)
+        return Swept(outcome, proof=outcome.finished and not outcome.found)
+    if depth is None:
+        depth = changes.split_depth(time.perf_counter() - start, tables.positions)
+    while int(search.state[kernels.DEPTH]) < depth:  # part 0 must have its prefix placed
+        search.step(1)
+        found = search.drain()
+        if found or search.finished:
+            return Swept(_ended(search, start, found), proof=not found)
+    search.end[:depth] = search.ptr[:depth]  # no sibling above the split: the search ends with part 0
+    first = tuple(int(i) for i in search.picks[:depth])
+    board.publish(first)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    outcome = drive(search, left, 1, progress)
+    outcome.seconds = time.perf_counter() - start
+    if outcome.found or not outcome.finished:
+        return Swept(outcome, 0, depth)
+    proof = board.done()
+    swept = Swept(outcome, 1, depth, proof)
+    return swept if proof else work(tables, board, first, outcome, start, time_limit, progress)
+
+
+def join(tables: Tables, board: Board, time_limit: float | None, progress: Progress | None = None
+         ) -> Swept | None:
+    """A joiner: ask the leader to split, wait for part 0 and work; None when the leader did not answer within
+    :data:`WAIT_SECONDS` (it ended, or died)."""
+    start = time.perf_counter()
+    board.ask()
+    first = board.published()
+    while first is None:
+        if time.perf_counter() - start >= WAIT_SECONDS:
+            return None
+        if time_limit is not None and time.perf_counter() - start >= time_limit:
+            return Swept(Outcome(finished=False, stopped="time limit", seconds=time.perf_counter() - start))
+        time.sleep(0.01)
+        first = board.published()
+    return work(tables, board, first, Outcome(finished=False), start, time_limit, progress)
+
+
+def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, start: float,
+         time_limit: float | None, progress: Progress | None) -> Swept:
+    """Take parts after ``first`` from the board and search each through, until one holds a solution, none is
+    left, or the time is up. ``before``: what this worker searched already (its nodes add up)."""
+    depth = len(first)
+    search = Search(tables, first, capacity=1)
+    base = before.nodes - search.nodes
+
+    def report(info: dict[str, float]) -> None:
+        if progress is not None:
+            progress({**info, "nodes": base + info["nodes"], "elapsed": time.perf_counter() - start})
+
+    prefixes = after(tables, first, None if time_limit is None else start + time_limit)
+    taken = 0  # the number of the last prefix taken from the enumeration
+    parts = 1 if before.finished else 0
+    while True:
+        k = board.claim()
+        prefix: tuple[int, ...] | None = ()
+        try:
+            while taken < k and prefix is not None:
+                prefix = next(prefixes, None)
+                taken += prefix is not None
+        except OutOfTime:
+            return Swept(_total(search, base, start, False, stopped="time limit"), parts, depth)
+        if prefix is None:  # parts 0 .. taken exist, and no other
+            proof = board.done(taken + 1)
+            return Swept(_total(search, base, start, proof), parts, depth, proof)
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            return Swept(_total(search, base, start, False, stopped="time limit"), parts, depth)
+        search.below(prefix)
+        one = drive(search, left, 1, report)
+        if one.found or not one.finished:
+            outcome = _total(search, base, start, False, found=one.found, stopped=one.stopped)
+            return Swept(outcome, parts, depth)
+        parts += 1
+        if board.done():
+            return Swept(_total(search, base, start, True), parts, depth, True)
+
+
+def _total(search: Search, base: int, start: float, finished: bool, found: list | None = None,
+           stopped: str = "") -> Outcome:
+    return Outcome(finished=finished, nodes=base + search.nodes, solutions=len(found or []), found=found or [],
+                   seconds=time.perf_counter() - start, stopped=stopped)
+
+
+def _ended(search: Search, start: float, found: list) -> Outcome:
+    return Outcome(finished=search.finished, nodes=search.nodes, solutions=len(found), found=found,
+                   seconds=time.perf_counter() - start, stopped="solution limit" if found else "")
