@@ -367,7 +367,7 @@ def test_the_handover_option_is_refused_where_no_race_runs_and_named_in_the_resu
         with pytest.raises(UsageError, match="handover is an option"):
             edgematch.solve(puzzle, backend=backend, workers=workers, handover=5)
     for bad in ("soon", -1, "inf"):
-        with pytest.raises(UsageError, match="option handover must be a number of seconds"):
+        with pytest.raises(UsageError, match="option handover: must be a number of seconds"):
             raced(puzzle, handover=bad)
     assert "handover" not in raced(puzzle, handover="off").options
     assert raced(puzzle).options["handover"] == f"{race.HANDOVER_SECONDS:g} s"

@@ -220,7 +220,8 @@ def solve(
     """Find one solution. ``result.status`` is solved, unsat, timeout or error; ``result.solution``.
     ``confirm``: have a backend of another family re-derive "no solution" (see :func:`_answered`).
     ``workers=N`` (native): N searches race (the one-process search, the plain search in a second fill order,
-    seeded restarts), the first solution stops the rest;
+    seeded restarts), the first solution stops the rest; after ``handover`` seconds (default 120, or ``off``)
+    every one takes parts of the second order's search;
     ``cluster``: the same race with one chain per worker thread of a Dask cluster (as for :func:`count`)."""
     task = _on_cluster(_task("first", time_limit, workers, None, False, progress, options), cluster)
     return _answered(puzzle, backend, task, confirm)

@@ -264,6 +264,21 @@ def fraction(value: object, option: str) -> float:
     return number
 
 
+def seconds(value: object, option: str, off: bool = False) -> float | None:
+    """A backend option in seconds (0 or more, finite), given as a number or as text from the command line;
+    with ``off``, the word off gives None."""
+    if off and str(value).strip().lower() == "off":
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number < float("inf"):  # nan fails this too
+        raise UsageError(f"option {option}: must be a number of seconds (0 or more){' or off' if off else ''}, "
+                         f"got {value!r}")
+    return number
+
+
 def whole(value: object, option: str, least: int = 0) -> int:
     """A whole-number backend option (at least ``least``), given as an int or as text from the command line."""
     try:

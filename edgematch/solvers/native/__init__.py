@@ -19,7 +19,8 @@ back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree
 (:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
 worker thread) chains: the one-process search, the plain search in a second fill order, and restarts seeded
-``seed + i`` (:mod:`edgematch.solvers.native.first.race`).
+``seed + i`` (:mod:`edgematch.solvers.native.first.race`); on this machine, after ``handover`` seconds every
+chain takes parts of the second order's search (:mod:`edgematch.solvers.native.first.sweep`).
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``

@@ -48,7 +48,7 @@ from typing import Any
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, seconds
 from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import sweep
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
@@ -162,26 +162,11 @@ def handover(task: Task) -> float | None:
     propagates (the sweep's parts are the plain loop's)."""
     from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 
-    given = task.options.get("handover", HANDOVER_SECONDS)
-    if str(given).lower() == "off":
-        return None
-    seconds = seconds_option(given, "handover")
+    after = seconds(task.options.get("handover", HANDOVER_SECONDS), "handover", off=True)
     sub, options = chains.chain_plan(task, 1)
     if sub != "dfs" or options.keys() & set(PROPAGATION) or task.workers < 2:
         return None
-    return seconds
-
-
-def seconds_option(value: Any, name: str) -> float:
-    """A number of seconds (at least 0) given as an option, else a usage error naming it."""
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = -1.0
-    if not seconds >= 0 or seconds == float("inf"):
-        raise UsageError(f"native backend: option {name} must be a number of seconds (0 or more) or off, "
-                         f"got {value!r}")
-    return seconds
+    return after
 
 
 @dataclass
