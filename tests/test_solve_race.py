@@ -370,6 +370,6 @@ def test_the_handover_option_is_refused_where_no_race_runs_and_named_in_the_resu
         with pytest.raises(UsageError, match="option handover: must be a number of seconds"):
             raced(puzzle, handover=bad)
     assert "handover" not in raced(puzzle, handover="off").options
-    assert raced(puzzle).options["handover"] == f"{race.HANDOVER_SECONDS:g} s"
+    assert raced(puzzle).options["handover"] == f"{sweep.HANDOVER_SECONDS:g} s"
     assert "handover" not in raced(puzzle, order="row").options  # chain 1 restarts: no search of its own to share
     assert ours(psutil.Process()) == []

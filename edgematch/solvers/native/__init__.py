@@ -45,7 +45,7 @@ from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
-from edgematch.solvers.native.first.race import HANDOVER_SECONDS
+from edgematch.solvers.native.first.sweep import HANDOVER_SECONDS
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
 from edgematch.solvers.processes import ChildDied
 

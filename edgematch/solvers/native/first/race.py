@@ -6,14 +6,14 @@ keeps the caller's seed, so it runs exactly what one process runs and N chains a
 sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller names an
 order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever the single
 search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. After
-:data:`HANDOVER_SECONDS` (option ``handover``: seconds, or ``off``) every other chain stops its own search and
-takes parts of chain 1's, which it splits for them (:mod:`edgematch.solvers.native.first.sweep`): the kept
-search and the restarts answer early or not at all, and chain 1's order then gets every core (here, not on a
-cluster; not when chain 1 restarts or propagates). The chain itself is
-:func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own process group,
-dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and on a cluster
-:func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child process of the
-worker, stopped through a Dask ``Event``).
+:data:`~edgematch.solvers.native.first.sweep.HANDOVER_SECONDS` (option ``handover``: seconds, or ``off``) every
+other chain stops its own search and takes parts of chain 1's, which it splits for them
+(:mod:`edgematch.solvers.native.first.sweep`): the kept search and the restarts answer early or not at all, and
+chain 1's order then gets every core (here, not on a cluster; not when chain 1 restarts or propagates). The chain
+itself is :func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own
+process group, dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and
+on a cluster :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child
+process of the worker, stopped through a Dask ``Event``).
 
 - :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent checker in
   the parent) wins and every other chain's group is killed at once; a chain that *proves* there is no solution (its
@@ -53,8 +53,6 @@ from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import sweep
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
 
-# after this many seconds the chains join chain 1's search (option handover; benchmarks/README.md, "The handover")
-HANDOVER_SECONDS = 120.0
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
 RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
 
@@ -162,7 +160,7 @@ def handover(task: Task) -> float | None:
     propagates (the sweep's parts are the plain loop's)."""
     from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 
-    after = seconds(task.options.get("handover", HANDOVER_SECONDS), "handover", off=True)
+    after = seconds(task.options.get("handover", sweep.HANDOVER_SECONDS), "handover", off=True)
     sub, options = chains.chain_plan(task, 1)
     if sub != "dfs" or options.keys() & set(PROPAGATION) or task.workers < 2:
         return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,9 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables
 
+# after this many seconds a race's other chains join chain 1's search (option handover; benchmarks/README.md, "The
+# handover"): chain 0 answered within 65 s or not at all in every race measured
+HANDOVER_SECONDS = 120.0
 PHASE, DEPTH, CLAIMED, DONE, TOTAL = range(5)  # the board's fields; the published prefix follows
 HEAD = 5
 IDLE, ASKED, PUBLISHED = 0, 1, 2
@@ -126,16 +129,13 @@ class Board:
             lock.release()
 
 
-@dataclass
 class Changes:
     """How often the leader's search went through a new prefix of each length, read between its slices."""
 
-    last: np.ndarray
-    depth: int = 0
-    counts: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.counts = np.zeros(len(self.last) + 1, np.int64)
+    def __init__(self, positions: int):
+        self.last = np.zeros(positions, np.uint32)  # the picks seen last, and how deep they went
+        self.depth = 0
+        self.counts = np.zeros(positions + 1, np.int64)  # per prefix length: slices in which it changed
 
     def seen(self, search: Search) -> None:
         depth = int(search.state[kernels.DEPTH])
@@ -216,7 +216,7 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     through and then works as every joiner does."""
     start = time.perf_counter()
     search = Search(tables, capacity=1)
-    changes = Changes(np.zeros(tables.positions, np.uint32))
+    changes = Changes(tables.positions)
 
     def watch(info: dict[str, float]) -> None:
         changes.seen(search)
@@ -234,7 +234,8 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
         search.step(1)
         found = search.drain()
         if found or search.finished:
-            return Swept(_ended(search, start, found), proof=not found)
+            outcome = _total(search, 0, start, search.finished, found, "solution limit" if found else "")
+            return Swept(outcome, proof=not found)
     search.end[:depth] = search.ptr[:depth]  # no sibling above the split: the search ends with part 0
     first = tuple(int(i) for i in search.picks[:depth])
     board.publish(first)
@@ -310,7 +311,3 @@ def _total(search: Search, base: int, start: float, finished: bool, found: list 
     return Outcome(finished=finished, nodes=base + search.nodes, solutions=len(found or []), found=found or [],
                    seconds=time.perf_counter() - start, stopped=stopped)
 
-
-def _ended(search: Search, start: float, found: list) -> Outcome:
-    return Outcome(finished=search.finished, nodes=search.nodes, solutions=len(found), found=found,
-                   seconds=time.perf_counter() - start, stopped="solution limit" if found else "")
