@@ -94,7 +94,31 @@ class OverclaimBackend(Backend):
         return result
 
 
+class SlowLoadingBackend(Backend):
+    """Takes $RIGGED_LOAD_SECONDS (default 3) to load, once per process (as numba's first compile does), then
+    answers with the native backend; records each question it was loaded for in ``questions_loaded``."""
+
+    name = "slowload"
+    questions = ("first", "all", "count", "best")
+    loaded = False
+    questions_loaded: list = []
+
+    def warm_up(self, question=None):
+        SlowLoadingBackend.questions_loaded.append(question)
+        if not SlowLoadingBackend.loaded:
+            time.sleep(float(os.environ.get("RIGGED_LOAD_SECONDS", "3")))
+            SlowLoadingBackend.loaded = True
+
+    def run(self, puzzle, task):
+        from edgematch.solvers.base import get_backend
+
+        result = get_backend("native").run(puzzle, task)
+        result.backend = self.name
+        return result
+
+
 RIGGED = {
+    "slowload": "tests.rigged:SlowLoadingBackend",
     "overclaim": "tests.rigged:OverclaimBackend",
     "spawn": "tests.rigged:SpawningBackend",
     "hang": "tests.rigged:HangingBackend",

@@ -1,11 +1,16 @@
 """Isolated runs: real backends are filed correct; rigged ones are stopped, caught or marked wrong."""
 
+import subprocess
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from edgematch.bench import runner
 from edgematch.bench.runner import run_one
+from edgematch.bench.session import check_backends
 from edgematch.bench.suite import load_suite
 
 
@@ -43,6 +48,48 @@ def test_a_planted_puzzle_called_unsat_is_wrong(rigged, instance):
 def test_a_crash_is_an_error_not_a_hang(rigged, instance):
     record = run_one(instance, "crash", "first", timeout=5)
     assert (record.termination, record.category) == ("crashed", "error") and "exit code 139" in record.message
+
+
+def test_loading_a_backend_is_not_charged_to_the_run(rigged, instance, monkeypatch):
+    """A backend whose first load takes 3 s (a numba compile) still answers in a 1 s run: the limit and the
+    harness's kill count from when the run's call starts (before, the run was killed at 1.5 s while loading)."""
+    monkeypatch.setenv("RIGGED_LOAD_SECONDS", "3")
+    record = run_one(instance, "slowload", "first", timeout=1.0, grace=0.5)
+    assert (record.termination, record.category, record.status) == ("done", "correct", "solved"), record
+    assert record.wall >= 3.0 > record.time
+
+
+def test_a_run_stuck_loading_is_a_set_up_error_not_a_timeout(rigged, instance, monkeypatch):
+    monkeypatch.setenv("RIGGED_LOAD_SECONDS", "30")
+    monkeypatch.setattr(runner, "SETUP_SECONDS", 1.0)
+    record = run_one(instance, "slowload", "first", timeout=5.0, grace=0.5)
+    assert (record.termination, record.category) == ("failed", "error"), record
+    assert "set-up" in record.message and "loading" in record.message
+
+
+def test_the_harness_loads_each_backend_for_the_questions_its_runs_ask(rigged):
+    """What the bench's parent loads before forking: native's best-score loops for a best family (their first
+    load compiles for seconds, which a forked run paid inside its limit and lost its board to)."""
+    from tests.rigged import SlowLoadingBackend
+
+    suite = load_suite("smoke")
+    families = [replace(i, task="best", backends=("slowload",)) if n == 0 else i
+                for n, i in enumerate(suite.instances)]
+    SlowLoadingBackend.questions_loaded.clear()
+    setup: dict[str, float] = {}
+    skipped = check_backends(replace(suite, instances=tuple(families), backends=(*suite.backends, "slowload")), setup)
+    assert not skipped and "best" in SlowLoadingBackend.questions_loaded and "slowload" in setup
+
+
+def test_native_loads_the_best_score_loops_when_asked_for_best():
+    code = ("from edgematch.solvers.base import get_backend\n"
+            "from edgematch.solvers.native import best\n"
+            "from edgematch.solvers.native.best import beam, repair\n"
+            "get_backend('native').warm_up('first')\n"
+            "assert not best._compiled\n"
+            "get_backend('native').warm_up('best')\n"
+            "assert best._compiled and beam.ensure_compiled() == 0.0 and repair.ensure_compiled() == 0.0\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=600)
 
 
 def test_an_unknown_backend_is_an_error_run(instance):

@@ -33,7 +33,7 @@ import uuid
 from typing import Any
 
 from edgematch.bench.environment import cpu_model, load_average
-from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, run_one
+from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, question_of, run_one
 from edgematch.bench.session import Watcher, _store, what_is_left
 from edgematch.bench.store import Store
 from edgematch.bench.suite import Instance, Suite
@@ -57,7 +57,7 @@ def run_on_worker(instance: Instance, backend: str, task: str, timeout: float, g
     from edgematch.solvers.base import backend_of
 
     with contextlib.suppress(Exception):  # the run's child loads it anyway, and files a missing library
-        backend_of(backend).warm_up()  # loaded before the fork, as the local harness does
+        backend_of(backend).warm_up(question_of(task))  # loaded before the fork, as the local harness does
     return run_one(instance, backend, task, timeout, grace, memory_mb), machine()
 
 

@@ -61,9 +61,11 @@ from typing import Any
 from edgematch.bench.suite import Instance
 from edgematch.core.checker import check
 from edgematch.core.model import Solution
+from edgematch.solvers.base import Question
 from edgematch.solvers.processes import adopt, context, kill_group, own_group
 
 GRACE_SECONDS = 2.0
+SETUP_SECONDS = 60.0  # how long a run's child may take to load its backend before it is filed as a set-up error
 MEMORY_LIMIT_MB = 4096
 POLL_SECONDS = 0.1  # how often the parent measures a running child's tree (and enforces the memory limit)
 OUTPUT_CHARS = 4000  # how much of what a run printed is kept with it (the end: where the error is)
@@ -154,7 +156,12 @@ def _max_rss_mb() -> float:
     return peak * unit / MIB
 
 
-def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, capture: int) -> None:
+def question_of(task: str) -> Question:
+    """The question a bench task asks a backend (``first`` for the tasks that time one solution)."""
+    return task if task in ("first", "count", "best") else "first"  # type: ignore[return-value]
+
+
+def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: float, capture: int, ready: Any) -> None:
     own_group()  # stopping the run also stops any solver process it starts; a killed harness takes it along
     os.dup2(capture, 1)  # what the run prints goes to its record, never over the live display
     os.dup2(capture, 2)
@@ -163,9 +170,10 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
         from edgematch.solvers.base import Task, with_spec
 
         puzzle = instance.puzzle()
-        question = task if task in ("first", "count", "best") else "first"
+        question = question_of(task)
         chosen, asked = with_spec(backend, Task(question=question, time_limit=timeout, distinct=task == "count"))
-        chosen.warm_up()
+        chosen.warm_up(question)  # loaded in the harness before the fork: a no-op unless a run loads more
+        ready.value = time.monotonic()  # the run's time limit (and the parent's kill) counts from here
         cpu = _cpu_now()
         started = time.perf_counter()
         result = chosen.run(puzzle, asked)
@@ -244,10 +252,22 @@ class Running:
     tree: Tree | None = None
     over: bool = False  # killed for passing the memory limit
     repeat: int = 0  # which of the cell's runs this is (``--repeat``)
+    ready: Any = None  # shared double: the child's time.monotonic() when its backend was loaded, 0.0 before
+    forked: float = 0.0  # time.monotonic() when the child was started (``started`` on the other clock)
+
+    @property
+    def ready_at(self) -> float | None:
+        """When the child had loaded its backend and started the timed call (perf_counter), or None."""
+        stamp = 0.0 if self.ready is None else self.ready.value
+        return None if not stamp else self.started + (stamp - self.forked)
 
     @property
     def deadline(self) -> float:
-        return self.started + self.timeout + self.grace
+        """The time limit plus grace, counted from when the run's call started; before then the set-up limit."""
+        if self.ready is None:  # made without a ready stamp: counted from the start, as before
+            return self.started + self.timeout + self.grace
+        ready = self.ready_at
+        return self.started + SETUP_SECONDS if ready is None else ready + self.timeout + self.grace
 
     def poll(self) -> bool:
         """Measure the run's tree once; past the memory limit, kill it. True when it was killed for that."""
@@ -287,7 +307,11 @@ class Running:
                              message=f"killed over the memory limit ({self.memory / MIB:.0f} MiB resident; "
                                      f"{measured['peak_rss_mb']:.0f} MiB seen)")
         if answer is None:
-            if wall >= self.timeout + self.grace - 0.05:
+            if self.ready is not None and self.ready_at is None:  # never started the timed call
+                return RunRecord(key, backend, task, "error", "failed", "error", wall, **measured,
+                                 message=f"set-up: the run was still loading its backend after {wall:.1f} s "
+                                         f"(exit code {self.process.exitcode}); nothing was timed")
+            if time.perf_counter() >= self.deadline - 0.05:
                 return RunRecord(key, backend, task, "timeout", "timeout", "timeout", wall, **measured,
                                  message=f"killed after {self.timeout + self.grace:.1f} s")
             return RunRecord(key, backend, task, "error", "crashed", "error", wall, **measured,
@@ -340,9 +364,11 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
     forking = context()
     receive, send = forking.Pipe(duplex=False)
     capture = tempfile.TemporaryFile()  # noqa: SIM115  (closed when the run is filed)
-    started = time.perf_counter()
+    ready = forking.Value("d", 0.0, lock=False)
+    started, forked = time.perf_counter(), time.monotonic()
     try:
-        process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, capture.fileno()))
+        process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, capture.fileno(),
+                                                       ready))
         process.start()
         adopt(process.pid)
     except OSError as exc:
@@ -352,7 +378,7 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
     finally:
         send.close()
     running = Running(instance, backend, task, timeout, grace, process, receive, started, memory_mb * MIB, capture,
-                      Tree(process.pid))
+                      Tree(process.pid), ready=ready, forked=forked)
     running.poll()
     return running
 

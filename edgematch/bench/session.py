@@ -17,7 +17,15 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 
 from edgematch.bench.environment import load_average
-from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, POLL_SECONDS, Running, RunRecord, start_run
+from edgematch.bench.runner import (
+    GRACE_SECONDS,
+    MEMORY_LIMIT_MB,
+    POLL_SECONDS,
+    Running,
+    RunRecord,
+    question_of,
+    start_run,
+)
 from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.errors import EdgematchError, MissingDependencyError, UsageError
@@ -156,25 +164,33 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-def check_backends(suite: Suite) -> dict[str, str]:
-    """Load every backend of the suite (children are forked from here, so they start with the libraries
-    loaded) and return those that cannot run here, each with what is missing (the extra to install). An
+def check_backends(suite: Suite, setup: dict[str, float] | None = None) -> dict[str, str]:
+    """Load every backend of the suite, with the compiled code of every question the suite asks it (children
+    are forked from here, so they start with the libraries and machine code loaded, and no run is charged for
+    loading or compiling them), and return those that cannot run here, each with what is missing (the extra to
+    install). ``setup``, when given, gets each backend's loading seconds (reported apart from the runs). An
     unknown backend is refused; so is a suite none of whose backends can run."""
     skipped: dict[str, str] = {}
     for name in suite.backends:
+        asked = (question_of(suite.task_of(i)) for i in suite.instances if name in suite.backends_of(i))
+        questions = dict.fromkeys(asked)
+        started = time.perf_counter()
         try:
-            backend_of(name).warm_up()
+            for question in questions or (None,):
+                backend_of(name).warm_up(question)
         except MissingDependencyError as exc:
             skipped[name] = str(exc)
+        if setup is not None and name not in skipped:
+            setup[name] = setup.get(name, 0.0) + time.perf_counter() - started
     if skipped and len(skipped) == len(suite.backends):
         raise MissingDependencyError("no backend of the suite can run here: " + "; ".join(skipped.values()))
     return skipped
 
 
-def runnable(suite: Suite) -> tuple[Suite, dict[str, str]]:
+def runnable(suite: Suite, setup: dict[str, float] | None = None) -> tuple[Suite, dict[str, str]]:
     """The suite without the backends whose libraries are missing here, and those left out with why: a base
-    install benches what it can and names what it skipped."""
-    skipped = check_backends(suite)
+    install benches what it can and names what it skipped (``setup``: see :func:`check_backends`)."""
+    skipped = check_backends(suite, setup)
     return replace(suite, backends=tuple(b for b in suite.backends if b not in skipped)), skipped
 
 

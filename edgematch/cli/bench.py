@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from edgematch.bench.summary import Summary
 
 DEFAULT_DB = Path("bench.sqlite")
+SETUP_SHOWN = 0.5  # a backend whose loading took at least this long is named before the runs
 
 DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing).")]
 SessionArg = Annotated[int | None, typer.Argument(help="Session number (default: the latest).", show_default=False)]
@@ -240,8 +241,10 @@ def bench(
             if session is not None:
                 raise UsageError("--session goes with --resume")
             # the whole plan is settled before the database is touched: a bad suite stores nothing
-            suite, skipped = runnable(load_suite(target, overrides))
+            setup: dict[str, float] = {}
+            suite, skipped = runnable(load_suite(target, overrides), setup)
             _skipped(skipped)
+            _setup(setup)
             suite, unanswered = answerable(suite)
             for refused in unanswered:
                 err.print(Text.assemble(("skipped", "yellow"), f" {refused.backend} on family {refused.family} "
@@ -257,13 +260,16 @@ def bench(
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
                     _finish(store, found.id, output, report)
                     return
-                _skipped(check_backends(found.suite))
+                setup = {}
+                _skipped(check_backends(found.suite, setup))
+                _setup(setup)
                 store.reopen(found.id)
                 suite, number, jobs = found.suite, found.id, jobs if jobs > 1 else found.jobs
                 out.print(f"resuming session {number}: {found.done} of {found.planned} runs already stored")
             else:
                 number = store.new_session(suite, target, jobs, environment() | {
-                    "skipped": skipped, "unanswered": [u.as_dict() for u in unanswered]})
+                    "skipped": skipped, "unanswered": [u.as_dict() for u in unanswered],
+                    "setup_seconds": {name: round(s, 3) for name, s in setup.items()}})
                 _announce(suite, number, jobs, db, cluster)
             started = time.perf_counter()
             try:
@@ -293,6 +299,16 @@ def _skipped(skipped: dict[str, str]) -> None:
     """Name each backend left out because its library is missing here, with the extra that brings it."""
     for backend, why in skipped.items():
         err.print(Text.assemble(("skipped", "yellow"), f" {backend}: {why}"), highlight=False, soft_wrap=True)
+
+
+def _setup(setup: dict[str, float]) -> None:
+    """Say what loading the backends cost before any run (a first compile takes seconds): paid once here, never
+    inside a run's time."""
+    slow = {name: s for name, s in setup.items() if s >= SETUP_SHOWN}
+    if slow:
+        named = ", ".join(f"{name} {s:.1f} s" for name, s in slow.items())
+        err.print(Text.assemble(("loaded", "cyan"), f" before the runs (not counted in any run's time): {named}"),
+                  highlight=False, soft_wrap=True)
 
 
 def _check_jobs(jobs: int) -> None:

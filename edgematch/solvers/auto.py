@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.solvers.base import Backend, Result, Task, get_backend
+from edgematch.solvers.base import Backend, Question, Result, Task, get_backend
 from edgematch.solvers.policy import choose, installed, load_policy
 
 
@@ -16,11 +16,11 @@ class AutoBackend(Backend):
     description = "the backend the measured policy picks for the puzzle and question (see --explain)"
     questions = ("first", "all", "count", "best")  # the backend it picks answers the question asked
 
-    def warm_up(self) -> None:
+    def warm_up(self, question: Question | None = None) -> None:
         policy = load_policy()
         for name in {policy.default, *(r["backend"] for r in policy.rules)}:
             if installed(name):
-                get_backend(name).warm_up()
+                get_backend(name).warm_up(question)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         choice = choose(puzzle, task.question, task)

@@ -194,8 +194,10 @@ class Backend:
                 return f"backend {self.name!r} needs the {module} package: {how}"
         return None
 
-    def warm_up(self) -> None:
-        """Load the libraries (and compiled code) a run needs, so timing a run times the puzzle, not imports."""
+    def warm_up(self, question: Question | None = None) -> None:
+        """Load the libraries (and compiled code) a run needs, so timing a run times the puzzle, not imports.
+        ``question`` names the question about to be asked, for a backend whose loops differ by question
+        (native's best-score loops); None loads what every question shares."""
         for module in (*self.modules, *self.warm):
             importlib.import_module(module)
 

@@ -37,7 +37,7 @@ from typing import Any
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, get_backend
+from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, get_backend
 from edgematch.solvers.processes import (
     INTERRUPTED,
     TIME_LIMIT,
@@ -105,16 +105,16 @@ class PortfolioBackend(Backend):
                 return f"portfolio member {problem}"
         return None
 
-    def warm_up(self) -> None:
+    def warm_up(self, question: Question | None = None) -> None:
         for member in self.members():
-            get_backend(member).warm_up()
+            get_backend(member).warm_up(question)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         self.checked_options(task)
         names, dropped = self.members_for(task)
         members = [get_backend(m) for m in names]  # unknown names and missing libraries fail here
-        for member in members:  # loaded once here: the members start with their libraries in place
-            _warm(member, task)
+        for member in members:  # loaded once here: the members start with their libraries and compiled code in place
+            member.warm_up(task.question)
         ctx = context()
         started = time.monotonic()
         deadline = None if task.time_limit is None else started + task.time_limit
@@ -214,16 +214,6 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
                 return message, ""
             spent.append(message)
     return None, ""
-
-
-def _warm(member: Backend, task: Task) -> None:
-    """Load ``member``'s libraries and compiled code before the fork, so no member spends its share of the time
-    loading them (native's best-score loop too: loading it in a child took 0.5-1 s of a 1 s limit)."""
-    member.warm_up()
-    if task.question == "best" and member.name == "native":
-        from edgematch.solvers.native.best import ensure_compiled
-
-        ensure_compiled()
 
 
 def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task, deadline: float | None = None) -> None:

@@ -39,7 +39,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
@@ -138,10 +138,16 @@ class NativeBackend(Backend):
             raise UsageError(f"unknown native variant {sub!r}; choose native or native:{' or native:'.join(VARIANTS)}")
         super().__init__(sub)
 
-    def warm_up(self) -> None:
+    def warm_up(self, question: Question | None = None) -> None:
+        """The search loop; for ``best`` also the best-score loops (depth-first, beam, repair), whose first
+        load imports numba and may compile (seconds): paid here, never inside a timed search."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         ensure_compiled()
+        if question == "best":
+            from edgematch.solvers.native.best.chains import warm_up
+
+            warm_up()
 
     def refusal(self, task: Task) -> str | None:
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}

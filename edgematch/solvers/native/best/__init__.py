@@ -433,6 +433,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best``: see the module docstring."""
     from edgematch.solvers.native.best import kernel as K
 
+    load = ensure_compiled()  # before the clock starts: loading (or a first compile) is never charged to the limit
     t0 = time.perf_counter()
     start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
@@ -454,7 +455,6 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     else:
         breaks = whole(options.get("breaks", max(1, P // 6)), "breaks")
     sched = schedule(P, start_share, breaks)
-    compile_s = ensure_compiled()
     build = time.perf_counter() - t0
 
     rng = np.random.default_rng(seed)
@@ -518,7 +518,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
         name, Status.SOLVED if proven else Status.TIMEOUT, [best_board], score=best_score, max_score=max_score,
         history=history, timings=Timings(build=build, solve=seconds),
         counters={"nodes": nodes, "restarts": restarts, "nodes_per_s": nodes / seconds if seconds > 0 else 0.0,
-                  "compile_s": compile_s},
+                  "load_seconds": load},
         options={"start": start_share, "breaks": breaks, "unit": unit, "seed": seed},
         message=stopped,
     )

@@ -277,9 +277,11 @@ def warm_up() -> None:
 
 def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     """``best`` with ``task.workers`` chains in as many processes on this machine (see the module docstring)."""
-    began = time.monotonic()  # loading the compiled code counts, as it does in one process
+    load = time.monotonic()
+    warm_up()  # before the clock starts, as in one process: loading is never charged to the time limit
+    began = time.monotonic()
+    load = began - load
     deadline = None if task.time_limit is None else began + task.time_limit
-    warm_up()
     ctx = context()
     incumbent = Incumbent.create(ctx, puzzle.size)
     live = ctx.Array("q", task.workers, lock=False)
@@ -309,7 +311,9 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     if got.usage is not None:  # every chain has the same options: one process would have raised it too
         raise got.usage
     stopped = reason or (TIME_LIMIT if deadline is not None and time.monotonic() >= deadline - REPORT_AHEAD else "")
-    return merged(backend, puzzle, task, got, stopped, time.monotonic() - began, task.workers)
+    result = merged(backend, puzzle, task, got, stopped, time.monotonic() - began, task.workers)
+    result.counters["load_seconds"] = load  # the parent's, before the fork (the chains' own are 0)
+    return result
 
 
 Running = dict[Any, tuple[int, Any]]  # a chain's receiving end -> (its index, its process), until it ends
