@@ -119,14 +119,16 @@ Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows
 
 
 def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...], int, int], norm_ids: dict[int, int],
-               free: int, rank: list[float] | None = None) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+               free: int, rank: list[float] | None = None, classes: list[tuple[int, ...]] | None = None,
+               ) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
     """The placements of ``shown`` that fit a combo's cell class, each with the norm label ids it shows on the
     combo's two key sides (``free`` for a side it has not), sorted by those: a candidate table's rows. Within a
-    bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given."""
+    bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given. ``classes``: each
+    placement's :func:`shows_class`, when the caller has them (a big board has many combos to build)."""
     klass, side_a, side_b = combo
     rows = []
-    for t, r, edges in shown:
-        if shows_class(puzzle, edges) != klass:
+    for i, (t, r, edges) in enumerate(shown):
+        if (shows_class(puzzle, edges) if classes is None else classes[i]) != klass:
             continue
         la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
         lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free

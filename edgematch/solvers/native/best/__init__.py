@@ -177,11 +177,13 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     types = tile_types(puzzle)
     hinted = types.hinted
     shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
+    classes = [shows_class(puzzle, e) for _, _, e in shown]  # once, not once per combo (40x40: 9 combos)
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
     free = len(norm_ids)
     width = free + 1
+    ids_of = {(t, r): [norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for t, r, e in shown}  # once per placement
 
     if cells is None:
         cells = [c for c in range(n) if c not in hinted]
@@ -204,7 +206,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     for key, k in combos.items():
         base = len(cand)
         cstart[k] = base
-        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free):
+        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, classes=classes):
             i = len(cand)
             if ab_e[(k * width + la) * width + lb] == 0:
                 ab_s[(k * width + la) * width + lb] = i
@@ -245,17 +247,15 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
     class_cands = []
     for klass in class_ids:
-        mine = [(t, r, e) for t, r, e in shown if shows_class(puzzle, e) == klass]
+        mine = [(t, r, e) for (t, r, e), k in zip(shown, classes, strict=True) if k == klass]
         class_cands.append((np.array([t for t, _, _ in mine], np.int64), np.array([r for _, r, _ in mine], np.int64),
-                            np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for _, _, e in mine],
-                                     np.int64).reshape(-1, 4)))
+                            np.array([ids_of[t, r] for t, r, _ in mine], np.int64).reshape(-1, 4)))
     return BestTables(
         key_a=key_a, key_b=key_b, combo=combo, extra_n=extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
         order=np.array(cells, np.int64), cstart=cstart, cend=cend, ra_s=ra_s, ra_e=ra_e, ab_s=ab_s, ab_e=ab_e,
         rb_s=rb_s, rb_e=rb_e, bperm=np.array(bperm, np.int64),
         cand_type=np.array([c[0] for c in cand], np.int64), cand_rot=np.array([c[1] for c in cand], np.int64),
-        cand_edge=np.array([[norm_ids[norm(s, c[2][s], puzzle)] for s in SIDES] for c in cand], np.int64
-                           ).reshape(-1, 4),
+        cand_edge=np.array([ids_of[c[0], c[1]] for c in cand], np.int64).reshape(-1, 4),
         cand_la=np.array([c[3] for c in cand], np.int64), cand_lb=np.array([c[4] for c in cand], np.int64),
         width=width, type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int64),
         placed0=placed0, fits_upto=fits_upto, cell_class=class_of_cell, class_cands=class_cands, types=types,

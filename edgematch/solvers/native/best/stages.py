@@ -93,9 +93,10 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
 
     try:
         try:
-            _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
+            if not _late(deadline):  # a big board's tables can take the whole limit: then the first board
+                _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
             run.counters["beam_score"] = run.best_score
-            if repairing and not run.proven and not run.stopped:
+            if repairing and not run.proven and not run.stopped and not _late(deadline):
                 _repair(puzzle, run, fanout, seed, deadline, pause)
         except _Solved as solved:
             run.offer(solved.board, "first-solution search")
@@ -186,6 +187,11 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
             break
         if width is None:
             w = min(w * 2, cap)
+
+
+def _late(deadline: float | None) -> bool:
+    """Whether ``deadline`` (perf_counter) has passed: no new stage (and no table for one) is started then."""
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
