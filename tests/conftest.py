@@ -23,6 +23,22 @@ atexit.register(shutil.rmtree, os.environ["EDGEMATCH_CONFIG_DIR"], True)
 os.environ.pop("EDGEMATCH_POLICY", None)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (minutes each; EDGEMATCH_SLOW=1 does the same)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` (minutes each) are skipped unless --runslow is given or EDGEMATCH_SLOW is set, so
+    the README's ``pytest`` stays within a few minutes."""
+    if config.getoption("--runslow") or os.environ.get("EDGEMATCH_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="slow: pass --runslow or set EDGEMATCH_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def rigged(monkeypatch):
     """Backends that hang, crash, spawn, or answer wrong, registered for one test (never for users)."""

@@ -80,9 +80,7 @@ def test_the_readme_lists_what_this_test_runs():
 
 
 @pytest.mark.slow  # about 100 s here: seven short benches (each run its own process) and 30 commands
-def test_the_readme_walkthrough_runs_top_to_bottom(tmp_path, request):
-    if not (request.config.getoption("--runslow", default=False) or os.environ.get("EDGEMATCH_SLOW")):
-        pytest.skip("about 100 s (seven short benches): pass --runslow or set EDGEMATCH_SLOW=1")
+def test_the_readme_walkthrough_runs_top_to_bottom(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     shutil.copytree(ROOT / "edgematch" / "bench" / "suites", tmp_path / "edgematch" / "bench" / "suites")
     env = {**os.environ, "EDGEMATCH_CONFIG_DIR": str(tmp_path / "config"), "COLUMNS": "120"}

@@ -1,7 +1,6 @@
 """edgematch xcheck: the puzzle stream, the judgement, the brute-force reference against the test oracle,
 a fixed few hundred puzzles on every backend, rigged backends caught and written out, and the command."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -450,10 +449,8 @@ def test_cli_ctrl_c_prints_the_figures_so_far_and_exits_130(tmp_path):
 
 # -- the long run ----------------------------------------------------------------------------------------
 
-@pytest.mark.slow
-def test_ten_thousand_puzzles_on_every_backend(request, tmp_path):
-    if not (request.config.getoption("--runslow", default=False) or os.environ.get("EDGEMATCH_SLOW")):
-        pytest.skip("long (21 min on 2 idle cores, 35 min loaded): pass --runslow or set EDGEMATCH_SLOW=1")
+@pytest.mark.slow  # 21 min on 2 idle cores, 35 min loaded
+def test_ten_thousand_puzzles_on_every_backend(tmp_path):
     report = xc.xcheck(10_000, 1, jobs=2, out=tmp_path)
     assert report.checked == 10_000
     summary = "\n".join(f"{o.case.label} {o.case.key}: {o.problems}" for o in report.failures[:30])
