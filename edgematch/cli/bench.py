@@ -3,7 +3,9 @@
 
 Exit codes: 0 every run answered correctly (or timed out), 1 a wrong answer somewhere (listed first; it takes
 precedence over errors), 4 a run ended in error (crashed, failed, over its memory limit; each is printed),
-2 bad input or usage, 130 interrupted (every finished run is stored; ``edgematch bench --resume`` carries on).
+2 bad input or usage, or the report could not be written (the runs are stored; as ``report -o`` exits when it
+cannot write; 1 and 4 take precedence: they say more about the runs), 130 interrupted (every finished run is
+stored; ``edgematch bench --resume`` carries on).
 
 Everything a user named (suites, families, instances, backends, paths, messages) is printed as plain text,
 never read as rich markup: a suite called ``[/x]`` is shown as such and cannot break a command.
@@ -32,7 +34,7 @@ from rich.text import Text
 
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_suite
-from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
 from edgematch.cli.solve import EXIT_FAILED
 from edgematch.core.model import parse_integer
 from edgematch.errors import EdgematchError, UsageError, quoted
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
 
 DEFAULT_DB = Path("bench.sqlite")
 
-DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing).")]
+DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing; the file "
+                                      "itself: a symbolic link there is refused).")]
 SessionArg = Annotated[int | None, typer.Argument(help="Session number (default: the latest).", show_default=False)]
 
 def _table(title: str | Text) -> Table:
@@ -202,7 +205,8 @@ def bench(
     and peak memory; each finished run is stored at once in the results database, so an interrupted bench
     loses nothing (carry on with --resume). Backends whose libraries are missing, or that cannot answer a
     family's task (cpsat:table has no best model), are skipped and named before anything runs. Exit 0 when
-    every run answered correctly or timed out, 1 on a wrong answer, 4 when a run ended in error.
+    every run answered correctly or timed out, 1 on a wrong answer, 4 when a run ended in error, 2 on bad input
+    or when the report could not be written (the runs stay stored).
     """
     from edgematch.bench.environment import environment
     from edgematch.bench.session import answerable, check_backends, run_session, runnable
@@ -255,7 +259,9 @@ def bench(
                 found = store.session(session)
                 if found.done >= found.planned:
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
-                    _finish(store, found.id, output, report)
+                    _, written = _finish(store, found.id, output, report, db)
+                    if not written:
+                        raise typer.Exit(EXIT_USAGE)
                     return
                 _skipped(check_backends(found.suite))
                 store.reopen(found.id)
@@ -282,11 +288,13 @@ def bench(
                           highlight=False, soft_wrap=True)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
             out.print(f"benched in {time.perf_counter() - started:.1f} s")
-            summary = _finish(store, number, output, report)
+            summary, written = _finish(store, number, output, report, db)
         if summary.wrong or confirm and _unconfirmed(summary):
             raise typer.Exit(EXIT_INVALID)
         if summary.errors:
             raise typer.Exit(EXIT_FAILED)
+        if not written:  # as `edgematch report` exits when it cannot write the report
+            raise typer.Exit(EXIT_USAGE)
 
 
 def _skipped(skipped: dict[str, str]) -> None:
@@ -342,8 +350,10 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path, cluster: str | Non
     out.print(line, highlight=False, soft_wrap=True)
 
 
-def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
-    """Print the headline, the wrong answers and how many answers two families confirmed; write the report."""
+def _finish(store: Store, number: int, output: Path | None, report: bool, db: Path) -> tuple[Summary, bool]:
+    """Print the headline, the wrong answers and how many answers two families confirmed; write the report.
+    The second value is False when a report was asked for and could not be written (said on stderr, with the
+    command that writes it from the stored runs): bench then exits 2 unless its runs call for 1 or 4."""
     from edgematch.bench.report import confirmed_line, write_report
     from edgematch.bench.summary import summarise
 
@@ -358,13 +368,16 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
         try:
             written = write_report(store, number, output)
         except EdgematchError as exc:  # a report folder taken, a full disk, a symlinked report.md: the runs are
-            # stored and their exit code stands, only the report is missing
-            err.print(Text.assemble(("no report", "yellow"), f": {exc}"), soft_wrap=True, highlight=False)
-            return summary
+            # stored, only the report is missing
+            where = f" --db {db}" if db != DEFAULT_DB else ""
+            err.print(Text.assemble(("no report", "bold red"), f": {exc}; the runs are stored in {db} (session "
+                                    f"{number}): `edgematch report {number}{where} -o FOLDER` writes it"),
+                      soft_wrap=True, highlight=False)
+            return summary, False
         if written.problem:
             err.print(Text.assemble(("no HTML page", "yellow"), f": {written.problem}"), soft_wrap=True)
         out.print(Text(f"report: {written.html or written.markdown}"), soft_wrap=True)
-    return summary
+    return summary, True
 
 
 SHOWN_ERRORS = 10  # run errors printed one per line after the summary; the rest are counted
