@@ -105,10 +105,53 @@ class _Eta(ProgressColumn):
         return Text(eta_text(estimate, since, task.finished), style="progress.remaining")
 
 
+def run_line(record: RunRecord, done: int, total: int) -> str:
+    """One finished run as a plain line, for a log: ``run 3/12: f/4x4/seed1 native: correct, solved, 12 ms``
+    (a best run: its checked score; a run that was not correct: why)."""
+    from edgematch.bench.report import seconds
+
+    if record.task == "best" and record.score is not None:
+        what = f"score {record.score}/{record.max_score}"
+    elif record.category == "correct":
+        what = record.status + (f", {record.count} solutions" if record.task == "count" and record.count is not None
+                                else "")
+    else:
+        what = record.message or record.status
+    return f"run {done}/{total}: {record.instance} {record.backend}: {record.category}, {what}, {seconds(record.time)}"
+
+
+def _lines(base: Any) -> Any:
+    """``base`` (a Watcher) that also prints one plain line per finished run on standard output: what a log
+    of a bench shows while it runs, where no live display is (output to a file or a pipe)."""
+    from edgematch.bench.session import Watcher
+
+    count = {"done": 0, "total": 0}
+
+    def planned(total: int, stored: list[RunRecord]) -> None:
+        count["done"], count["total"] = len(stored), total
+        base.planned(total, stored)
+
+    def finished(record: RunRecord) -> None:
+        base.finished(record)
+        count["done"] += 1
+        out.print(Text(run_line(record, count["done"], count["total"])), highlight=False, soft_wrap=True)
+
+    return Watcher(planned, base.started, finished, base.eta)
+
+
 @contextlib.contextmanager
 def _display(jobs: int) -> Iterator:
-    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now). A resumed
-    session's tally starts from the runs already stored."""
+    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now); one plain
+    line per finished run on standard output when that is not a terminal, or when there is no live display
+    (a bench writing to a file says how it goes, rather than nothing until its end). A resumed session's
+    tally starts from the runs already stored."""
+    with _live(jobs) as watcher:
+        yield _lines(watcher) if not (out.is_terminal and err.is_terminal) else watcher
+
+
+@contextlib.contextmanager
+def _live(jobs: int) -> Iterator:
+    """The live progress display on stderr when it is a terminal, else a Watcher that shows nothing."""
     from edgematch.bench.session import Watcher
 
     tally: Counter = Counter()
