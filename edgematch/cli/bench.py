@@ -484,7 +484,7 @@ def _headline(summary: Summary) -> None:
 
 def _scores(summary: Summary) -> None:
     """The best-score runs' table: scores per backend and size class, and instances with the best board."""
-    from edgematch.bench.report import number, seconds, share
+    from edgematch.bench.report import boardless_lines, number, seconds, share
 
     scores = summary.scores
     assert scores is not None
@@ -503,6 +503,8 @@ def _scores(summary: Summary) -> None:
     _wide().print(table)
     out.print(Text("best board on: " + ", ".join(f"{b} {scores.wins.get(b, 0)}" for b in scores.backends)
                    + f" (of {len(scores.winners)} instances)"), highlight=False, soft_wrap=True)
+    for line in boardless_lines(summary):  # a 0 in the boards column says why
+        out.print(Text.assemble(("no board", "yellow"), f": {line}"), highlight=False, soft_wrap=True)
 
 
 def _list(db: Path, as_json: bool = False) -> None:
