@@ -206,7 +206,8 @@ PLOT_CAPTIONS = {
     "cactus": "Cactus: instances solved against time per backend, with the virtual best.",
     "scatter": "Scatter: the two backends' times per instance (log axes; hollow: one left it unsolved).",
     "scores": "Best score over time: per size class and backend, the mean share of the maximum score over "
-              "its runs.",
+              "its runs; the axis starts at or below half the lowest final score, so a gap of a few points is "
+              "drawn as a few points.",
 }
 
 

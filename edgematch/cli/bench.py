@@ -117,7 +117,8 @@ def run_line(record: RunRecord, done: int, total: int) -> str:
                                 else "")
     else:
         what = record.message or record.status
-    return f"run {done}/{total}: {record.instance} {record.backend}: {record.category}, {what}, {seconds(record.time)}"
+    took = seconds(record.time) if record.termination == "done" else f"{seconds(record.wall)} wall"  # killed: no time
+    return f"run {done}/{total}: {record.instance} {record.backend}: {record.category}, {what}, {took}"
 
 
 def _lines(base: Any) -> Any:
