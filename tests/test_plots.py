@@ -193,13 +193,21 @@ def test_coinciding_cactus_lines_stay_apart(drawn):
     assert lone.get_linewidth() == plots.BASE_WIDTH < other.get_linewidth() + 0.01 < same.get_linewidth()
 
 
-def test_the_score_axis_zooms_to_the_scores(drawn):
+def test_the_score_axis_starts_at_a_floor_that_does_not_blow_up_small_gaps(drawn):
+    """The axis starts at a multiple of 10% at or below half the lowest final score (issue 39 item 10: an
+    axis of 69-77% made a 2-point gap fill half the plot), and ends a little above the highest."""
     figure = drawn["scores"]
     low, high = figure.axes[0].get_ylim()
     finals = [line.get_ydata()[-1] for ax in figure.axes for line in ax.get_lines()]
-    assert min(finals) > 90 and 80 < low < min(finals) and high >= 100  # the top band, not 0-100%
+    assert min(finals) > 90 and low == 40 and high >= 100  # not the 80-100% band of before
     assert len([line for line in figure.axes[0].get_lines()]) == 2  # one line per backend, not per run
-    assert plots.score_floor(100) > 95 and plots.score_floor(10) == 1
+    assert plots.score_floor(71) == 30 and plots.score_floor(95) == 40 and plots.score_floor(10) == 0
+    assert plots.score_floor(100) == 50 and plots.score_floor(0) == 0
+    for lowest, highest in ((71, 73), (69, 77), (93, 95), (30, 32)):  # a gap of 2-8 points: at most a fifth
+        floor = plots.score_floor(lowest)
+        assert highest - lowest <= 0.2 * (plots.score_ceiling(highest) - floor)
+        # the lines' heights above the floor differ at most twice as much, relatively, as their scores do
+        assert (highest - floor) / (lowest - floor) - 1 <= 2 * (highest / lowest - 1) + 1e-9
     assert plots.score_ceiling(94.7) == 96 and plots.score_ceiling(99.6) == plots.score_ceiling(100) == 100.5
 
 

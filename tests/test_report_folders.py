@@ -119,7 +119,7 @@ def test_inline_markdown_escapes_inside_code_and_leaves_lone_marks():
     assert inline_markdown("a ` alone & 2*3") == "a ` alone &amp; 2*3"
 
 
-def test_a_bench_whose_report_folder_is_taken_keeps_its_runs_and_exit_code(tmp_path, monkeypatch):
+def test_a_bench_whose_report_folder_is_taken_keeps_its_runs_and_exits_2(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from edgematch.cli.main import load_commands
@@ -132,17 +132,18 @@ def test_a_bench_whose_report_folder_is_taken_keeps_its_runs_and_exit_code(tmp_p
     first = runner.invoke(app, ["bench", "tiny.toml", "--db", "a/bench.sqlite"], catch_exceptions=False)
     assert first.exit_code == 0, first.output
     second = runner.invoke(app, ["bench", "tiny.toml", "--db", "b/bench.sqlite"], catch_exceptions=False)
-    assert second.exit_code == 0, second.output  # the runs decide the exit code, not the report
+    assert second.exit_code == 2, second.output  # as `edgematch report` exits when it cannot write the report
     assert "no report" in second.stderr and "another database" in second.stderr
+    assert "edgematch report 1 --db b/bench.sqlite -o FOLDER" in second.stderr
     with Store(tmp_path / "b" / "bench.sqlite") as store:
         assert len(store.runs(1)) == 2
     assert str((tmp_path / "a" / "bench.sqlite").resolve()) in Path("reports/bench/session-1/report.md").read_text()
 
 
 @pytest.mark.parametrize("trouble", ["full disk", "symlink"])
-def test_a_bench_whose_report_cannot_be_written_keeps_its_runs_and_exit_code(tmp_path, monkeypatch, trouble, request):
+def test_a_bench_whose_report_cannot_be_written_keeps_its_runs_and_exits_2(tmp_path, monkeypatch, trouble, request):
     """A report that cannot be saved (full disk, a symlink planted at report.md) costs the report, not the
-    runs' exit code: bench says ``no report: ...`` in one line and exits as its runs decide."""
+    runs: bench says ``no report: ...`` in one line, keeps the database, and exits 2 as ``report -o`` does."""
     from typer.testing import CliRunner
 
     from edgematch.cli.main import load_commands
@@ -157,7 +158,7 @@ def test_a_bench_whose_report_cannot_be_written_keeps_its_runs_and_exit_code(tmp
         request.getfixturevalue("full_disk")
     result = CliRunner().invoke(load_commands(), ["bench", "tiny.toml", "--db", "bench.sqlite"],
                                 catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("no report: ")]
     assert len(lines) == 1, result.stderr
     assert "report: " not in result.stdout

@@ -13,10 +13,10 @@
   "unsolved" strip past the cutoff with a hollow marker. Its points are grey, told apart by family marker:
   colour always means a backend in this report;
 - scores over time (task ``best``): per size class and backend, the mean share of the maximum score over the
-  runs against seconds, one step line per backend, every backend on one axis; the y axis is zoomed to the band
-  of the final scores (a little below the lowest to a little above the highest, 100.5% when that is near):
-  where the differences are; lower early scores enter from below. A panel names its boards' clue regime and
-  the backends that ran but had no board.
+  runs against seconds, one step line per backend, every backend on one axis; the y axis runs from a floor
+  at or below half the lowest final score (:func:`score_floor`: a small gap between two lines is not blown up
+  to fill the plot) to a little above the highest (100.5% when that is near); lower early scores enter from
+  below. A panel names its boards' clue regime and the backends that ran but had no board.
 
 Every plot takes one :class:`Style` per backend from :func:`styles`, computed once per report from the sorted
 backend names: a backend has the same colour, marker and dash pattern in every plot (ten colours, seven
@@ -405,10 +405,20 @@ def _seconds_ticks(ax: Any) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
+FLOOR_STEP = 10.0  # the score axis starts at a multiple of this many per cent
+
+
 def score_floor(lowest: float) -> float:
-    """The score axis's lower end: a little below ``lowest`` (the lowest final share of a line), to a whole
-    per cent; never 0 when the scores are high: the differences live in the top few per cent."""
-    return max(0.0, math.floor(lowest - max(1.0, 0.1 * (100 - lowest))))
+    """The score axis's lower end: the multiple of 10% at or below half of ``lowest`` (the lowest final
+    share of a line; 71% -> 30%, 95% -> 40%, under 20% -> 0%).
+
+    Why half: a line's height above the floor is then at least half its score, so the gap between two lines
+    is drawn at most twice as large, relative to their height, as it is (a 71% and a 73% line differ by 3%
+    and look 6% apart). An axis from just below the lowest line (69-77%, as before) made that 2-point gap
+    fill half the plot; an axis from 0% would be honest too, but puts a long run's early climb (boards at
+    8% in its first second) and the end scores into one picture where the end scores are a hair apart.
+    The final figures are in the table beside the plot."""
+    return FLOOR_STEP * math.floor(max(lowest, 0.0) / 2 / FLOOR_STEP)
 
 
 def score_ceiling(highest: float) -> float:

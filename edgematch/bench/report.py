@@ -17,7 +17,7 @@ from typing import Any
 
 from edgematch.bench import plots
 from edgematch.bench.cluster import machine_notes, machine_rows
-from edgematch.bench.scores import UNKNOWN_REGIME, clue_regimes
+from edgematch.bench.scores import NO_BOARD_CAUSES, UNKNOWN_REGIME, boardless, clue_regimes
 from edgematch.bench.store import Store
 from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
 from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError
@@ -101,14 +101,32 @@ def load_note(environment: dict[str, Any]) -> str | None:
     return None
 
 
+def jobs_note(jobs: int, environment: dict[str, Any]) -> str:
+    """The caveat of runs that went ``jobs`` at a time, weighed against the cores the bench could use (its CPU
+    affinity, :func:`edgematch.solvers.processes.usable_cores`, as recorded), not the machine's: under
+    ``taskset -c 1`` two runs shared one core."""
+    usable, machine = environment.get("usable_cores"), environment.get("cores")
+    usable = usable or machine
+    if not usable:
+        return (f"Runs went {jobs} at a time: their timings interfere (memory bandwidth, caches, turbo); "
+                "compare with care.")
+    cores = f"{usable} usable core{'s' if usable != 1 else ''}" + (
+        f" (of the machine's {machine})" if machine and machine != usable else "")
+    if jobs > usable:
+        return (f"Runs went {jobs} at a time on {cores}: more runs than cores, so they took turns and each run's "
+                "time includes waiting for a core; compare CPU times, or bench with --jobs "
+                f"{usable} or fewer.")
+    return (f"Runs went {jobs} at a time on {cores}: their timings interfere (memory bandwidth, caches, turbo); "
+            "compare with care.")
+
+
 def notes(summary: Summary) -> list[str]:
     """Caveats a reader must see next to the figures."""
     session, out = summary.session, []
     env = session.environment
     out += [f"Set on the command line: {note}." for note in session.suite.notes]
     if session.jobs > 1:
-        out.append(f"Runs went {session.jobs} at a time on {env.get('cores')} cores: "
-                   "their timings interfere (memory bandwidth, caches, turbo); compare with care.")
+        out.append(jobs_note(session.jobs, env))
     busy = load_note(env)
     if busy:
         out.append(busy)
@@ -179,8 +197,34 @@ def headline_rows(summary: Summary) -> list[tuple[str, Stats, int]]:
 
 # -- Markdown ---------------------------------------------------------------------------------------------
 
-def markdown(summary: Summary, database: Path | None = None) -> str:
-    """The Markdown report; ``database`` (the results file it comes from) is named under the title."""
+# each plot's file beside the report, and what the Markdown report says of it
+PLOT_FILES = {"scaling": "scaling.svg", "cactus": "cactus.svg", "scatter": "scatter.svg", "scores": "scores.svg"}
+PLOT_CAPTIONS = {
+    "scaling": "Scaling: per family of two sizes or more, the median time of a size where every run was solved "
+               "(filled), the PAR2 figure where only some were (hollow, labelled solved/total), an x in the "
+               "unsolved band where none was.",
+    "cactus": "Cactus: instances solved against time per backend, with the virtual best.",
+    "scatter": "Scatter: the two backends' times per instance (log axes; hollow: one left it unsolved).",
+    "scores": "Best score over time: per size class and backend, the mean share of the maximum score over "
+              "its runs; the axis starts at or below half the lowest final score, so a gap of a few points is "
+              "drawn as a few points.",
+}
+
+
+def plot_lines(name: str, plots: dict[str, str] | None) -> list[str]:
+    """The Markdown of one plot: its caption and its picture (the file beside the report), nothing when the
+    plot has no file (nothing to show, or no matplotlib)."""
+    if not plots or name not in plots:
+        return []
+    return ["", PLOT_CAPTIONS[name], "", f"![{name}]({plots[name]})"]
+
+
+def markdown(summary: Summary, database: Path | None = None, plots: dict[str, str] | None = None,
+             no_plots: str | None = None) -> str:
+    """The Markdown report; ``database`` (the results file it comes from) is named under the title. ``plots``
+    names each plot's file beside the report (:data:`PLOT_FILES`, as :func:`write_report` writes them; none
+    by default: a picture is linked only where its file is); ``no_plots`` says why none was drawn."""
+    plots = plots or {}
     s = summary.session
     lines = [f"# edgematch bench: session {s.id}, suite `{s.suite.name}`", ""]
     if database is not None:
@@ -202,10 +246,16 @@ def markdown(summary: Summary, database: Path | None = None) -> str:
     if summary.errors:
         lines += ["", f"{len(summary.errors)} run(s) ended in an error:", ""]
         lines += [f"- `{r.instance}` {r.backend} ({r.termination}): {r.message}" for r in summary.errors]
+    if no_plots:
+        lines += ["", f"> No plots: {no_plots}."]
     if summary.runs:  # first/count runs: time figures (best runs have none: they end at the limit)
         lines += timed_sections(summary)
+        if any(name in plots for name in ("scaling", "cactus", "scatter")):
+            lines += ["", "## Plots"]
+            for name in ("scaling", "cactus", "scatter"):
+                lines += plot_lines(name, plots)
     if summary.scores:
-        lines += score_sections(summary)
+        lines += score_sections(summary, plots.get("scores"))
     lines += ["", "## Runs", "", "| instance | backend | # | category | status | time | CPU | wall | peak RSS | "
               "count | ran | note |", "|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|"]
     for r in summary.every:
@@ -286,6 +336,21 @@ def regime_line(summary: Summary) -> str:
     return f"{REGIME}: " + "; ".join(f"{family}: {found.get(family, UNKNOWN_REGIME)}" for family in families) + "."
 
 
+NO_BOARD = ("Runs without a board (the table's mean, min and max are over the runs with one; a row of 0 boards "
+            "is these runs)")
+
+
+def boardless_lines(summary: Summary) -> list[str]:
+    """One sentence per backend and size class whose best runs ended without a board, saying why with
+    counts (``e2-best 8x8, native: 3 of 3 runs had no board: 3 killed at the time limit before reporting a
+    board``): a bare 0 in the boards column would read as a search that found nothing."""
+    if not summary.scores:
+        return []
+    return [f"{b.family} {b.size}, {b.backend}: {b.missing} of {b.runs} run{'s' if b.runs != 1 else ''} had no "
+            f"board: " + ", ".join(f"{n} {NO_BOARD_CAUSES[cause]}" for cause, n in b.causes.items())
+            for b in boardless(summary.scores)]
+
+
 def score_sections(summary: Summary, plot: str | None = "scores.svg") -> list[str]:
     """The Markdown sections of the best-score runs: each family's clue regime, scores per backend and size,
     the best board per instance, and (``plot``) the score-over-time plot's file beside the report."""
@@ -303,6 +368,9 @@ def score_sections(summary: Summary, plot: str | None = "scores.svg") -> list[st
                              f"{st.runs} | {st.boards} | {number(st.mean)} | "
                              f"{number(st.min)} | {number(st.max)} | {number(st.max_score)} | {share(st.share)} | "
                              f"{st.proven} | {seconds(st.reached)} |")
+    missing = boardless_lines(summary)
+    if missing:
+        lines += ["", f"**{NO_BOARD}:**", ""] + [f"- {line}." for line in missing]
     lines += ["", "Best board per instance (ties share):", "", "| instance | best score | of | backends | proven |",
               "|---|---:|---:|---|---|"]
     for w in sc.winners:
@@ -311,7 +379,7 @@ def score_sections(summary: Summary, plot: str | None = "scores.svg") -> list[st
     lines += ["", "Instances with the best board: " + (", ".join(f"{b} {sc.wins.get(b, 0)}" for b in sc.backends)
                                                        or "none") + "."]
     if plot:
-        lines += ["", f"![best score over time]({plot})"]
+        lines += plot_lines("scores", {"scores": plot})
     return lines
 
 
@@ -399,6 +467,7 @@ def html(summary: Summary, scatter: tuple[str, str] | None = None, database: Pat
         CHOOSERS=CHOOSERS, confirmed=confirmed_line(summary), tasks=tasks_text(summary.session.suite),
         sc=summary.scores, BEST=BEST, number=number, share=share, regimes=regimes(summary) if summary.scores else {},
         regime_line=regime_line(summary) if summary.scores else "", UNKNOWN_REGIME=UNKNOWN_REGIME,
+        boardless=boardless_lines(summary), NO_BOARD=NO_BOARD,
     )
 
 
@@ -490,14 +559,16 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
     except OSError as exc:
         raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
     written = Written(out / "report.md", None)
-    save(written.markdown, markdown(summary, database))
     try:
-        drawn = figure_svgs(summary, pair(summary, scatter) if summary.runs else None)  # once: file and page
+        drawn = figure_svgs(summary, pair(summary, scatter) if summary.runs else None)  # once: files and page
     except MissingDependencyError as exc:
         written.problem = str(exc)
+        save(written.markdown, markdown(summary, database, {}, str(exc)))
         return written
-    if drawn["scores"] is not None:
-        save(out / "scores.svg", drawn["scores"])
+    files = {name: PLOT_FILES[name] for name, picture in drawn.items() if picture is not None}
+    for name, file in files.items():  # each plot a file beside report.md, which shows them all
+        save(out / file, drawn[name])
+    save(written.markdown, markdown(summary, database, files))
     try:
         page = html(summary, scatter, database, drawn)
     except MissingDependencyError as exc:

@@ -46,11 +46,24 @@ class ScoreStats:
         return None if self.mean is None or not self.max_score else self.mean / self.max_score
 
 
+def max_score_of(run: RunRecord) -> int | None:
+    """The run's maximum score: as stored with its board, else the inner seams of its board size
+    (``w*(h-1) + h*(w-1)``, what every board of that size is scored against): a run killed before its first
+    board stored none, yet its maximum is known. None when neither is known (no size)."""
+    if run.max_score:
+        return run.max_score
+    width, _, height = run.size.partition("x")
+    if not (width.isascii() and width.isdigit() and height.isascii() and height.isdigit()):
+        return None
+    w, h = int(width), int(height)
+    return w * (h - 1) + h * (w - 1)
+
+
 def score_stats(runs: list[RunRecord]) -> ScoreStats:
     scored = [r for r in runs if r.category == "correct" and r.score is not None]
     scores = [r.score for r in scored if r.score is not None]
     reached = [t for r in scored if (t := r.reached) is not None]
-    tops = {r.max_score for r in runs if r.max_score}
+    tops = {top for r in runs if (top := max_score_of(r))}
     return ScoreStats(len(runs), len(scored), statistics.fmean(scores) if scores else None,
                       min(scores, default=None), max(scores, default=None), max(tops) if len(tops) == 1 else None,
                       sum(1 for r in scored if r.status == "solved"), statistics.median(reached) if reached else None,
@@ -103,10 +116,61 @@ def summarise_scores(runs: list[RunRecord], backends: list[str], families: list[
         top = max((r.score for r in scored if r.score is not None), default=None)
         who = tuple(dict.fromkeys(r.backend for r in scored if r.score == top))
         wins.update(who)
-        winners.append(Winner(key, top, group[0].max_score, who,
+        maximum = next((m for r in group if (m := max_score_of(r))), None)
+        winners.append(Winner(key, top, maximum, who,
                               any(r.status == "solved" and r.score == top for r in scored)))
     return Scores(mine, order, classes, {k: score_stats(g) for k, g in groups.items()},
                   {b: score_stats([r for r in mine if r.backend == b]) for b in order}, winners, wins)
+
+
+# why a best run ended without a checked board, in the order reports name the causes
+NO_BOARD_CAUSES = {"killed": "killed at the time limit before reporting a board",
+                   "memory": "killed over the memory limit", "error": "ended in error",
+                   "wrong": "returned a board the checker rejected", "none": "found no board within the time"}
+
+
+def no_board_cause(run: RunRecord) -> str | None:
+    """Why ``run`` has no checked board (a key of :data:`NO_BOARD_CAUSES`), None when it has one."""
+    if run.category == "correct" and run.score is not None:
+        return None
+    if run.category == "wrong":
+        return "wrong"
+    if run.termination == "timeout":
+        return "killed"
+    if run.termination == "memory":
+        return "memory"
+    if run.category == "error" or run.termination != "done":
+        return "error"
+    return "none"
+
+
+@dataclass(frozen=True)
+class Boardless:
+    """One backend's runs of one size class that ended without a checked board, counted by cause."""
+
+    family: str
+    size: str
+    backend: str
+    runs: int  # the backend's runs in the class
+    causes: dict[str, int]  # NO_BOARD_CAUSES key -> runs
+
+    @property
+    def missing(self) -> int:
+        return sum(self.causes.values())
+
+
+def boardless(scores: Scores) -> list[Boardless]:
+    """Per size class and backend (report order), the runs without a board and why: a row of 0 boards in
+    the scores table must say whether the search found none or was never given the chance (killed, failed)."""
+    found = []
+    for family, size in scores.classes:
+        for backend in scores.backends:
+            runs = [r for r in scores.runs if (r.family, r.size, r.backend) == (family, size, backend)]
+            causes = Counter(c for r in runs if (c := no_board_cause(r)) is not None)
+            if causes:
+                found.append(Boardless(family, size, backend, len(runs),
+                                       {k: causes[k] for k in NO_BOARD_CAUSES if causes[k]}))
+    return found
 
 
 UNKNOWN_REGIME = regime(None)  # the puzzle is gone or changed since its runs (its fingerprint differs)

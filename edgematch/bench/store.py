@@ -23,13 +23,16 @@ runs: none), and one this process may not write is read as it is.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from edgematch.bench.agreement import settle
 from edgematch.bench.runner import RunRecord
@@ -126,21 +129,123 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+SIDE_FILES = ("-journal", "-wal", "-shm")  # what sqlite keeps beside a database (rollback journal, write-ahead log)
+_DATABASE_MAGIC = b"SQLite format 3\x00"
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")  # a rollback journal's first bytes (zeros until it is synced)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def database_problem(path: Path) -> None:
+    """Refuse ``path`` as a results database unless nothing or a regular file is there, in a folder that
+    exists (a FormatError naming it). A symbolic link is refused whether or not its target exists: sqlite
+    would create or write the target, and every file edgematch writes replaces only regular files; the
+    message names the target, so a user who meant it can name it instead."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise FormatError(f"cannot open the results database: {exc.strerror or exc}", path) from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        raise FormatError(f"is a symbolic link (to {target!r}), not a results database: edgematch writes only "
+                          "regular files; name the database file itself with --db", path)
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise FormatError("is a folder, not a results database", path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise FormatError(f"is not a regular file ({_kind(info.st_mode)}), not a results database", path)
+    if not path.parent.is_dir():
+        raise FormatError(f"there is no folder {str(path.parent)!r} for the results database (make it first)", path)
+
+
+def _head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file at ``path`` (b"" when it cannot be read)."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(size)
+    except OSError:
+        return b""
+
+
+def _journal_of(journal: bytes, header: bytes) -> bool:
+    """Whether ``journal`` (a file's first 28 bytes) begins as sqlite's rollback journal of the database whose
+    first 100 bytes are ``header``: the journal magic (or the zeros it holds until the journal is synced, what a
+    process killed mid-write leaves), a sector size sqlite uses, and the database's own page size."""
+    def power_of_two(value: int) -> bool:
+        return 512 <= value <= 65536 and value & (value - 1) == 0
+
+    if len(journal) < 28 or journal[:8] not in (_JOURNAL_MAGIC, bytes(8)):
+        return False
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    sector, journal_page = int.from_bytes(journal[20:24], "big"), int.from_bytes(journal[24:28], "big")
+    return power_of_two(sector) and journal_page == page
+
+
+def foreign_side_files(path: Path) -> list[tuple[Path, str]]:
+    """The files beside the database at ``path`` named as sqlite's side files (``-journal``, ``-wal``,
+    ``-shm``) that sqlite did not make for this database, each with why: sqlite deletes any such file when
+    it opens the database (a read included), so one planted there, or left from another file of that name,
+    would be lost without a word. sqlite's own are left to it: a rollback journal beside an existing database
+    (its header is sqlite's, with the database's page size) is what an interrupted write left, and sqlite rolls
+    it back (or, never synced, drops it: the database was not touched yet); a write-ahead
+    log and its index belong to a database in WAL mode (its header says so). Anything else is foreign: a
+    link or other non-regular file, any side file with no database beside it, a journal sqlite did not
+    write, a log beside a database that keeps none."""
+    header = _head(path, 100) if path.is_file() else b""
+    database = header.startswith(_DATABASE_MAGIC)
+    wal_mode = database and len(header) >= 20 and header[18] == header[19] == 2
+    found = []
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            info = os.lstat(side)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            found.append((side, f"cannot be read: {exc.strerror or exc}"))
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            found.append((side, _kind(info.st_mode)))
+        elif not database:
+            found.append((side, "there is no database beside it"))
+        elif suffix == "-journal" and not _journal_of(_head(side, 28), header):
+            found.append((side, "not a journal sqlite wrote for it"))
+        elif suffix != "-journal" and not wal_mode:
+            found.append((side, "the database keeps no write-ahead log"))
+    return found
+
+
 class Store:
     """A results database at ``path`` (created on first use, in a folder that must exist: a mistyped
-    ``--db`` path makes no folders). Every problem opening or writing it is a FormatError naming the file."""
+    ``--db`` path makes no folders). Every problem opening or writing it is a FormatError naming the file.
+
+    The path must name the database itself: a symbolic link there (dangling or not) or anything but a
+    regular file is refused before sqlite touches it, as every file edgematch writes refuses them (sqlite
+    would create or write the link's target). Side files beside it that sqlite did not make for this
+    database (:func:`foreign_side_files`) are refused too: sqlite would delete them on opening."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if self.path.is_dir():
-            raise FormatError("is a folder, not a results database", self.path)
-        if self.path.exists() and not self.path.is_file():
-            raise FormatError("is not a regular file (a device or a pipe), not a results database", self.path)
-        if not self.path.parent.is_dir():
-            raise FormatError(f"there is no folder {str(self.path.parent)!r} for the results database "
-                              "(make it first)", self.path)
+        database_problem(self.path)
+        foreign = foreign_side_files(self.path)
+        if foreign:
+            names = "; ".join(f"{side.name} ({why})" for side, why in foreign)
+            one = len(foreign) == 1
+            raise FormatError(f"refused: beside it {'is' if one else 'are'} {names}, not made by sqlite for this "
+                              f"database; opening the database would delete {'it' if one else 'them'} "
+                              f"(move {'it' if one else 'them'} away, or name another --db)", self.path)
         try:
-            self.db = sqlite3.connect(self.path)
+            # nofollow: a link planted between the check above and this open is refused by sqlite itself
+            self.db = sqlite3.connect(f"file:{quote(str(self.path))}?nofollow=1", uri=True)
         except sqlite3.Error as exc:
             raise FormatError(f"cannot open the results database: {exc}", self.path) from None
         self.db.row_factory = sqlite3.Row

@@ -3,7 +3,9 @@
 
 Exit codes: 0 every run answered correctly (or timed out), 1 a wrong answer somewhere (listed first; it takes
 precedence over errors), 4 a run ended in error (crashed, failed, over its memory limit; each is printed),
-2 bad input or usage, 130 interrupted (every finished run is stored; ``edgematch bench --resume`` carries on).
+2 bad input or usage, or the report could not be written (the runs are stored; as ``report -o`` exits when it
+cannot write; 1 and 4 take precedence: they say more about the runs), 130 interrupted (every finished run is
+stored; ``edgematch bench --resume`` carries on).
 
 Everything a user named (suites, families, instances, backends, paths, messages) is printed as plain text,
 never read as rich markup: a suite called ``[/x]`` is shown as such and cannot break a command.
@@ -32,7 +34,7 @@ from rich.text import Text
 
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_suite
-from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
 from edgematch.cli.solve import EXIT_FAILED
 from edgematch.core.model import parse_integer
 from edgematch.errors import EdgematchError, UsageError, quoted
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
 DEFAULT_DB = Path("bench.sqlite")
 SETUP_SHOWN = 0.5  # a backend whose loading took at least this long is named before the runs
 
-DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing).")]
+DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite; created if missing; the file "
+                                      "itself: a symbolic link there is refused).")]
 SessionArg = Annotated[int | None, typer.Argument(help="Session number (default: the latest).", show_default=False)]
 
 def _table(title: str | Text) -> Table:
@@ -103,10 +106,54 @@ class _Eta(ProgressColumn):
         return Text(eta_text(estimate, since, task.finished), style="progress.remaining")
 
 
+def run_line(record: RunRecord, done: int, total: int) -> str:
+    """One finished run as a plain line, for a log: ``run 3/12: f/4x4/seed1 native: correct, solved, 12 ms``
+    (a best run: its checked score; a run that was not correct: why)."""
+    from edgematch.bench.report import seconds
+
+    if record.task == "best" and record.score is not None:
+        what = f"score {record.score}/{record.max_score}"
+    elif record.category == "correct":
+        what = record.status + (f", {record.count} solutions" if record.task == "count" and record.count is not None
+                                else "")
+    else:
+        what = record.message or record.status
+    took = seconds(record.time) if record.termination == "done" else f"{seconds(record.wall)} wall"  # killed: no time
+    return f"run {done}/{total}: {record.instance} {record.backend}: {record.category}, {what}, {took}"
+
+
+def _lines(base: Any) -> Any:
+    """``base`` (a Watcher) that also prints one plain line per finished run on standard output: what a log
+    of a bench shows while it runs, where no live display is (output to a file or a pipe)."""
+    from edgematch.bench.session import Watcher
+
+    count = {"done": 0, "total": 0}
+
+    def planned(total: int, stored: list[RunRecord]) -> None:
+        count["done"], count["total"] = len(stored), total
+        base.planned(total, stored)
+
+    def finished(record: RunRecord) -> None:
+        base.finished(record)
+        count["done"] += 1
+        out.print(Text(run_line(record, count["done"], count["total"])), highlight=False, soft_wrap=True)
+
+    return Watcher(planned, base.started, finished, base.eta)
+
+
 @contextlib.contextmanager
 def _display(jobs: int) -> Iterator:
-    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now). A resumed
-    session's tally starts from the runs already stored."""
+    """A live progress display on a terminal (done/total, elapsed, ETA, categories, what runs now); one plain
+    line per finished run on standard output when that is not a terminal, or when there is no live display
+    (a bench writing to a file says how it goes, rather than nothing until its end). A resumed session's
+    tally starts from the runs already stored."""
+    with _live(jobs) as watcher:
+        yield _lines(watcher) if not (out.is_terminal and err.is_terminal) else watcher
+
+
+@contextlib.contextmanager
+def _live(jobs: int) -> Iterator:
+    """The live progress display on stderr when it is a terminal, else a Watcher that shows nothing."""
     from edgematch.bench.session import Watcher
 
     tally: Counter = Counter()
@@ -203,7 +250,8 @@ def bench(
     and peak memory; each finished run is stored at once in the results database, so an interrupted bench
     loses nothing (carry on with --resume). Backends whose libraries are missing, or that cannot answer a
     family's task (cpsat:table has no best model), are skipped and named before anything runs. Exit 0 when
-    every run answered correctly or timed out, 1 on a wrong answer, 4 when a run ended in error.
+    every run answered correctly or timed out, 1 on a wrong answer, 4 when a run ended in error, 2 on bad input
+    or when the report could not be written (the runs stay stored).
     """
     from edgematch.bench.environment import environment
     from edgematch.bench.session import answerable, check_backends, run_session, runnable
@@ -258,7 +306,9 @@ def bench(
                 found = store.session(session)
                 if found.done >= found.planned:
                     out.print(f"session {found.id} is complete ({found.done} runs); nothing to resume")
-                    _finish(store, found.id, output, report)
+                    _, written = _finish(store, found.id, output, report, db)
+                    if not written:
+                        raise typer.Exit(EXIT_USAGE)
                     return
                 setup = {}
                 _skipped(check_backends(found.suite, setup))
@@ -288,11 +338,13 @@ def bench(
                           highlight=False, soft_wrap=True)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
             out.print(f"benched in {time.perf_counter() - started:.1f} s")
-            summary = _finish(store, number, output, report)
+            summary, written = _finish(store, number, output, report, db)
         if summary.wrong or confirm and _unconfirmed(summary):
             raise typer.Exit(EXIT_INVALID)
         if summary.errors:
             raise typer.Exit(EXIT_FAILED)
+        if not written:  # as `edgematch report` exits when it cannot write the report
+            raise typer.Exit(EXIT_USAGE)
 
 
 def _skipped(skipped: dict[str, str]) -> None:
@@ -358,8 +410,10 @@ def _announce(suite: Suite, number: int, jobs: int, db: Path, cluster: str | Non
     out.print(line, highlight=False, soft_wrap=True)
 
 
-def _finish(store: Store, number: int, output: Path | None, report: bool) -> Summary:
-    """Print the headline, the wrong answers and how many answers two families confirmed; write the report."""
+def _finish(store: Store, number: int, output: Path | None, report: bool, db: Path) -> tuple[Summary, bool]:
+    """Print the headline, the wrong answers and how many answers two families confirmed; write the report.
+    The second value is False when a report was asked for and could not be written (said on stderr, with the
+    command that writes it from the stored runs): bench then exits 2 unless its runs call for 1 or 4."""
     from edgematch.bench.report import confirmed_line, write_report
     from edgematch.bench.summary import summarise
 
@@ -374,13 +428,16 @@ def _finish(store: Store, number: int, output: Path | None, report: bool) -> Sum
         try:
             written = write_report(store, number, output)
         except EdgematchError as exc:  # a report folder taken, a full disk, a symlinked report.md: the runs are
-            # stored and their exit code stands, only the report is missing
-            err.print(Text.assemble(("no report", "yellow"), f": {exc}"), soft_wrap=True, highlight=False)
-            return summary
+            # stored, only the report is missing
+            where = f" --db {db}" if db != DEFAULT_DB else ""
+            err.print(Text.assemble(("no report", "bold red"), f": {exc}; the runs are stored in {db} (session "
+                                    f"{number}): `edgematch report {number}{where} -o FOLDER` writes it"),
+                      soft_wrap=True, highlight=False)
+            return summary, False
         if written.problem:
             err.print(Text.assemble(("no HTML page", "yellow"), f": {written.problem}"), soft_wrap=True)
         out.print(Text(f"report: {written.html or written.markdown}"), soft_wrap=True)
-    return summary
+    return summary, True
 
 
 SHOWN_ERRORS = 10  # run errors printed one per line after the summary; the rest are counted
@@ -444,7 +501,7 @@ def _headline(summary: Summary) -> None:
 
 def _scores(summary: Summary) -> None:
     """The best-score runs' table: scores per backend and size class, and instances with the best board."""
-    from edgematch.bench.report import number, seconds, share
+    from edgematch.bench.report import boardless_lines, number, seconds, share
 
     scores = summary.scores
     assert scores is not None
@@ -463,6 +520,8 @@ def _scores(summary: Summary) -> None:
     _wide().print(table)
     out.print(Text("best board on: " + ", ".join(f"{b} {scores.wins.get(b, 0)}" for b in scores.backends)
                    + f" (of {len(scores.winners)} instances)"), highlight=False, soft_wrap=True)
+    for line in boardless_lines(summary):  # a 0 in the boards column says why
+        out.print(Text.assemble(("no board", "yellow"), f": {line}"), highlight=False, soft_wrap=True)
 
 
 def _list(db: Path, as_json: bool = False) -> None:
