@@ -551,10 +551,11 @@ def count_cmd(
 @app.command("backends")
 def backends_cmd(as_json: JsonOpt = False) -> None:
     """Every backend: whether it can run here (else the extra to install), its variants, and its -O options
-    with their defaults."""
+    with their defaults and what each does."""
     from edgematch.solvers.base import backend_class, backend_names
 
     rows = []
+    meanings: dict[str, dict[str, str]] = {}
     for name in backend_names():
         cls = backend_class(name)
         missing = cls().missing() if name != "portfolio" else None
@@ -563,13 +564,47 @@ def backends_cmd(as_json: JsonOpt = False) -> None:
                          ["portfolio:A+B+..."] if name == "portfolio" else []),
                      "options": {key: cls.defaults.get(key, "") for key in cls.options},
                      "description": cls.description})
+        meanings[name] = cls.meanings
     if as_json:
         print_json(rows)
         return
-    table = Table("backend", "here", "variants", "-O options (default)", "what it is", show_lines=True)
-    for row in rows:
-        here = Text("yes", style="green") if row["available"] else Text(f"no: {row['missing']}", style="yellow")
-        options = "\n".join(f"{k}={v}" if v else k for k, v in row["options"].items()) or "-"
-        table.add_row(Text(row["name"], style="bold"), here, Text(", ".join(row["variants"]) or "-"),
-                      Text(options), Text(row["description"]))
-    out.print(table)
+    width = max(out.width, 40)
+    for at, row in enumerate(rows):
+        if at:
+            out.print()
+        for line in backend_lines(row, meanings[row["name"]], width):
+            out.print(line, soft_wrap=True, highlight=False)
+
+
+# how `edgematch backends` says a backend takes no -O options of its own
+NO_OPTIONS = {"auto": "those of the backend it picks", "portfolio": "none (name a single backend for them)"}
+
+
+def backend_lines(row: dict[str, Any], meanings: dict[str, str], width: int) -> list[Text]:
+    """One backend of ``edgematch backends`` as lines of at most ``width`` characters (none cut): its name and
+    whether it runs here (else what to install), its description, its variants, then each -O option as
+    ``KEY=DEFAULT — what it does`` on lines of its own, wrapped under it."""
+    import textwrap
+
+    def wrapped(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                             break_on_hyphens=False)
+
+    here = "runs here" if row["available"] else f"not here: {row['missing']}"
+    lines = [Text(line, style="green" if row["available"] else "yellow")
+             for line in wrapped(f"{row['name']} - {here}", "", "    ")]
+    lines[0].stylize("bold default", 0, len(row["name"]) + 3)
+    lines += [Text(line) for line in wrapped(row["description"], "  ", "  ")]
+    if row["variants"]:
+        lines += [Text(line) for line in wrapped("variants: " + ", ".join(row["variants"]), "  ", "    ")]
+    if not row["options"]:
+        lines += [Text(line) for line in wrapped(f"-O options: {NO_OPTIONS.get(row['name'], 'none')}", "  ", "    ")]
+        return lines
+    lines.append(Text("  -O options, as KEY=default — what it does:"))
+    for key, default in row["options"].items():
+        shown = f"{key}={default}" if default else key
+        meaning = meanings.get(key, "")
+        option = [Text(line) for line in wrapped(f"{shown} — {meaning}" if meaning else shown, "    ", "        ")]
+        option[0].stylize("bold", 4, 4 + len(key))
+        lines += option
+    return lines

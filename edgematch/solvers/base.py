@@ -175,6 +175,7 @@ class Backend:
     description: str = ""
     options: tuple[str, ...] = ()  # the backend-specific options it understands
     defaults: dict[str, str] = {}  # each option's default, as `edgematch backends` shows it
+    meanings: dict[str, str] = {}  # what each option does, in a few words, for `edgematch backends`
     variants: tuple[str, ...] = ()  # the SUB of each ``name:SUB`` it takes (e.g. sat:cadical195)
     questions: tuple[Question, ...] = ("first", "all", "count")  # what it answers (``best`` where it can)
     on_cluster: bool = False  # whether it takes ``Task.cluster`` (runs its search's parts on a Dask cluster)

@@ -128,6 +128,28 @@ class NativeBackend(Backend):
                 "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers, after which every chain "
                             "joins chain 1's search; off)"}
+    meanings = {
+        "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
+        "values": "which of a cell's candidates come first: rare or index",
+        "symmetry": "a count fixes the board's turn with a unique tile and multiplies back",
+        "fc": "forward checking: refuse a placement that leaves an open neighbour no candidate",
+        "bounds": "the free tiles must show each colour as often as the open cells ask for it",
+        "match": "the open cells beside placed ones must take distinct fitting free tiles",
+        "memo": "a count remembers each searched state's boards: auto, on, off or a size in MiB",
+        "keep": "one solution with native: on or off",
+        "unit": "nodes per unit of the Luby restart schedule (best's own default: 5000000)",
+        "seed": "seeds the restarts' shuffles and the beams' ties (chain i of --workers: seed + i)",
+        "start": "the depth-first search's share of positions that must fit exactly",
+        "breaks": "the depth-first search's broken seams allowed by the last position",
+        "double": "best's depth-first search: also try placements that break two seams at once, on by "
+                  "default (off: at most one per cell, faster, but the best board is never proven)",
+        "search": "beam or dfs",
+        "width": "the partial boards each layer keeps: a number, or doubling beams",
+        "fanout": "the children kept per board",
+        "repair": "after the beams, repair the best board (tail beams, large-neighbourhood search): on or off",
+        "beam_share": "a fraction from 0 to 1",
+        "handover": "solve --workers N: seconds before every chain joins chain 1's search, or off",
+    }
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
