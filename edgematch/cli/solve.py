@@ -409,7 +409,8 @@ def _proof_backend(backend: str, all_: bool) -> str:
 def solve_cmd(
     file: Annotated[Path, typer.Argument(help="Puzzle file (any supported format).")],
     backend: BackendOpt = "auto",
-    all_: Annotated[bool, typer.Option("--all", help="Find every solution (raw), not just one.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Find every solution (raw), not just one; each is listed "
+                                       "as one line of tile:turns per cell, row by row.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", help="With --all: stop after N solutions.")] = None,
     time_limit: TimeOpt = None,
     workers: SolveWorkersOpt = 1,
@@ -479,6 +480,9 @@ def solve_cmd(
                 fmt.write_solution(first, save, puzzle=puzzle)
                 written.append(("solution saved to", save))
         if all_ and len(result.solutions) > 1:
+            # what the numbers are; a line starting with # (scripts that read the numbered lines pass it by)
+            out.print(f"{'#':>6}  cells 0-{puzzle.size - 1}, row by row: tile:turns (tiles from 0, turns "
+                      "clockwise)", highlight=False, soft_wrap=True)
             for i, solution in enumerate(result.solutions, start=1):
                 cells = " ".join(f"{t}:{r}" for t, r in solution.cells)
                 out.print(f"{i:>6}  {cells}", highlight=False)
