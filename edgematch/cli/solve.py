@@ -173,7 +173,7 @@ def wrote(what: str, path: Path) -> None:
 
 def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
     """Backend options from --order and --option KEY=VALUE (the backend refuses unknown keys)."""
-    options = {"order": order} if order else {}
+    options = {"order": order} if order is not None else {}  # --order '' is refused by the backend, not dropped
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -205,7 +205,7 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | No
 
     if seconds is not None and (problem := seconds_problem(seconds)):
         raise UsageError(f"time limit {problem}")  # as every other command says it
-    e = estimate(puzzle, seconds if seconds is not None else 1.0, order=order or "auto")
+    e = estimate(puzzle, seconds if seconds is not None else 1.0, order="auto" if order is None else order)
     if as_json:
         print_json(e.as_dict())
         return

@@ -39,7 +39,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.base import Backend, Result, Status, Task, Timings, fraction, on_off, seconds, whole
 from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
@@ -53,6 +53,25 @@ BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
 BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order", "repair", "beam_share"}, {"start", "breaks", "double", "unit"}
+
+
+# each number and on/off option as the search that uses it reads it (the same parser and least value)
+VALUES: dict[str, Callable[[object], object]] = {
+    "unit": lambda v: whole(v, "unit", least=1), "seed": lambda v: whole(v, "seed"),
+    "breaks": lambda v: whole(v, "breaks"), "width": lambda v: whole(v, "width", least=1),
+    "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
+    "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
+    **{name: (lambda v, name=name: on_off(v, name))
+       for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
+}
+
+
+def check_values(options: dict) -> None:
+    """A UsageError naming the first option whose value its search would refuse (``seed=1e3``, ``start=２``),
+    raised before anything runs: in a chain or a worker process it would end that one alone, in silence."""
+    for name, parse in VALUES.items():
+        if name in options:
+            parse(options[name])
 
 
 def _best_options_problem(options: dict) -> str | None:
@@ -166,6 +185,7 @@ class NativeBackend(Backend):
         ensure_compiled()
 
     def refusal(self, task: Task) -> str | None:
+        check_values(task.options)
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
