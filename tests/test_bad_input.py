@@ -172,6 +172,49 @@ def test_numbers_on_the_command_line(tmp_path):
     one_line(cli("bench", "smoke", "--sizes", LONG, "--db", db), "--sizes: family", "4,301 characters")
 
 
+HUNDE = EXAMPLES / "hunde.hunde"
+# (command, option) for every number option of -O, each where it applies (issue 39 item 11: memo took '１',
+# '1_0' and '1e-300', since Python's float() and int() do; numbers here are as in files: ASCII digits, an
+# optional minus, at most 18 digits, a decimal point where a fraction is meant, no exponent)
+NUMBER_OPTIONS = [
+    (["count", HUNDE], "memo"), (["solve", HUNDE], "unit"), (["solve", HUNDE], "seed"),
+    (["best", HUNDE, "-t", "5", "-O", "search=dfs"], "start"),
+    (["best", HUNDE, "-t", "5", "-O", "search=dfs"], "breaks"),
+    (["best", HUNDE, "-t", "5", "--workers", "2"], "width"), (["best", HUNDE, "-t", "5", "--workers", "2"], "fanout"),
+    (["best", HUNDE, "-t", "5"], "beam_share"), (["solve", HUNDE, "-j", "2"], "handover"),
+    (["solve", HUNDE, "-b", "cpsat"], "seed"),
+]
+
+
+@pytest.mark.parametrize("value", ["１", "1_0", "1e-300", "٢", "+1", "inf", "nan", "0x10", "1" * 19, ""],
+                         ids=["fullwidth", "underscore", "exponent", "arabic", "plus", "inf", "nan", "hex", "19-digits",
+                              "empty"])
+@pytest.mark.parametrize(("args", "option"), NUMBER_OPTIONS, ids=[f"{a[0]}-{o}" for a, o in NUMBER_OPTIONS])
+def test_number_options_take_plain_ascii_numbers_only(args, option, value):
+    one_line(cli(*args, "-O", f"{option}={value}"), f"option {option}: ", repr(value))
+
+
+def test_number_options_still_take_plain_numbers_and_a_python_number_a_flag_could_write():
+    assert cli("count", HUNDE, "-O", "memo=0.0005").exit_code == 0
+    assert cli("best", HUNDE, "-t", "5", "-O", "start=.5", "-O", "breaks=2").exit_code == 0
+    assert cli("solve", HUNDE, "-O", "seed=7", "-O", "unit=1000").exit_code == 0
+    from edgematch.solvers.base import fraction, plain_number, seconds, whole
+
+    assert (whole("12", "x"), fraction("0.25", "x"), seconds(" 3.5 ", "x")) == (12, 0.25, 3.5)
+    assert plain_number(1e-300) is None and plain_number(True) is None and plain_number(2.5, integer=True) is None
+    with pytest.raises(UsageError, match="option memo: "):
+        edgematch.count(HUNDE, backend="native", memo=1e-300)
+    with pytest.raises(UsageError, match="option seed: "):
+        edgematch.solve(HUNDE, backend="native", seed=True)
+
+
+def test_an_empty_order_is_refused_with_the_orders():
+    for args in (["solve", HUNDE], ["count", HUNDE]):
+        one_line(cli(*args, "--order", ""), "native backend: unknown order ''", "choose one of: auto, row, spiral")
+    one_line(cli("count", HUNDE, "--estimate", "--order", ""), "the estimate follows a static fill order",
+             "auto, row, spiral")
+
+
 # ----- DIMACS: decode ---------------------------------------------------------------------------------
 
 @pytest.fixture

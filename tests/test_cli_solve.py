@@ -40,6 +40,23 @@ def test_solve_all_lists_every_raw_solution():
     assert len(lines) == 4 and "4 raw" in result.stdout
 
 
+def test_solve_all_says_its_lines_are_tile_turns_per_cell_on_a_line_scripts_pass_by():
+    """Issue 39 item 11: the listing's numbers were unexplained. A header line starting with # names them;
+    the numbered lines are as before, each a solution that passes the checker read as cell order."""
+    from edgematch.core.model import Solution
+
+    result = cli("solve", "examples/hunde.hunde", "--all")
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    assert "cells 0-8, row by row: tile:turns" in lines[header] and "clockwise" in lines[header]
+    listed = lines[header + 1:header + 17]
+    assert [int(line.split()[0]) for line in listed] == list(range(1, 17))
+    puzzle = read_puzzle("examples/hunde.hunde")
+    for line in listed:
+        pairs = [tuple(int(n) for n in cell.split(":")) for cell in line.split()[1:]]
+        assert check(puzzle, Solution.from_pairs(puzzle, pairs)).ok
+
+
 def test_no_solution_exits_1(tmp_path):
     path = tmp_path / "none.em"
     path.write_text("edgematch puzzle\nsize 2 1\ntile 1 1 1 1\ntile 2 2 2 2\n")

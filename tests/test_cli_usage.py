@@ -75,6 +75,18 @@ def test_help_lists_solve_count_and_best_first_and_bench_after():
     assert listed.index("bench") > listed.index("check") and listed.index("report") > listed.index("bench")
 
 
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_shows_flags_as_flags_without_a_bool_type(command):
+    """Issue 39 item 11: typer showed ``--install-completion <bool>`` (and ``--all <bool>``, ``--json <bool>``),
+    as if each flag took a value. Options that do take one keep their type (``<int>``, ``<float>``)."""
+    output = runner.invoke(app, [*([command] if command else []), "--help"], env={"COLUMNS": "200"}).output
+    assert "<bool>" not in output and "--help" in output
+    if command is None:
+        assert re.search(r"--install-completion +Install completion", output), output
+    if command == "solve":
+        assert re.search(r"--all +Find every solution", output) and re.search(r"--limit +-n +<int>", output)
+
+
 def _help_texts(command) -> str:
     texts = [command.help or "", command.epilog or ""]
     texts.extend(getattr(p, "help", None) or "" for p in command.params)

@@ -95,6 +95,32 @@ def test_backends_lists_every_backend_its_availability_and_option_defaults():
     assert "native:restarts" in runner.invoke(app, ["solve", "--help"], env={"COLUMNS": "200"}).output
 
 
+def test_backends_at_80_columns_shows_every_option_whole_and_says_what_it_does():
+    """Issue 39 item 11: at 80 columns the table was 100 wrapped lines with a cut ``breaks=positions...`` and
+    an unexplained ``double``. Now one block per backend, no line over 80 characters, each -O option on a line
+    of its own with its default whole and what it does."""
+    import os
+    import subprocess
+
+    from edgematch.solvers.base import backend_class, backend_names
+
+    shown = subprocess.run([sys.executable, "-m", "edgematch", "backends"], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "80"}, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80 and "…" not in shown.stdout  # rich cut cells with an ellipsis
+    text = " ".join(shown.stdout.split())  # wrapped lines closed up
+    assert "breaks=positions/6 (best) — " in text and "double — best's depth-first search: also try placements " \
+        "that break two seams at once" in text
+    for name in backend_names():
+        cls = backend_class(name)
+        for key in cls.options:
+            assert cls.meanings.get(key), f"{name} option {key} has no meaning to show"
+            default = cls.defaults.get(key, "")
+            assert any(line.startswith(f"    {key}{'=' + default.split()[0] if default else ' '}") for line in lines)
+            assert f"{key}={default} — {cls.meanings[key]}" in text if default else f"{key} — " in text
+
+
 def test_backends_says_what_to_install_when_an_extra_is_missing(monkeypatch):
     import importlib.util
 

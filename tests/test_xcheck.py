@@ -350,6 +350,7 @@ def test_cli_exit_0_when_everything_agrees(tmp_path):
     result = cli("xcheck", "-n", "12", "-b", "native,cpsat", "-j", "1", "-o", tmp_path / "f")
     assert result.exit_code == 0, result.output
     assert "checked 12 puzzles" in result.stdout and "every answer agreed" in result.stdout
+    assert "(1 job, seed 1)" in result.stdout and "1 jobs" not in result.stdout  # issue 39 item 11
     assert "per backend" in result.stdout and "per class" in result.stdout and "brute" in result.stdout
     assert not (tmp_path / "f").exists()
 

@@ -34,6 +34,15 @@ class CommandGroup(TyperGroup):
     command) is one line ``edgematch: COMMAND: message; try 'edgematch COMMAND --help'`` and exit 2, like
     every other error, not typer's boxed panel; and ``--help`` lists the commands in :data:`COMMAND_ORDER`."""
 
+    def get_params(self, ctx: typer.Context) -> list[Any]:
+        return plain_flags(super().get_params(ctx))
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            plain_flags(command.get_params(ctx))
+        return command
+
     def list_commands(self, ctx: typer.Context) -> list[str]:
         rank = {name: at for at, name in enumerate(COMMAND_ORDER)}
         names = super().list_commands(ctx)
@@ -51,6 +60,15 @@ class CommandGroup(TyperGroup):
             return super().invoke(ctx)
         except _ClickUsageError as exc:
             usage_error(exc)
+
+
+def plain_flags(params: list[Any]) -> list[Any]:
+    """``params`` with every on/off flag shown in help as the plain flag it is: typer gives each a type column of
+    ``<bool>`` (``--install-completion <bool>``, ``--all <bool>``), which reads as if it took a value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and getattr(param, "metavar", None) is None:
+            param.metavar = ""  # what typer's help shows in the type column when set
+    return params
 
 
 def usage_error(exc: Exception) -> NoReturn:

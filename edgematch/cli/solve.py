@@ -173,7 +173,7 @@ def wrote(what: str, path: Path) -> None:
 
 def backend_options(order: str | None, pairs: list[str] | None) -> dict[str, str]:
     """Backend options from --order and --option KEY=VALUE (the backend refuses unknown keys)."""
-    options = {"order": order} if order else {}
+    options = {"order": order} if order is not None else {}  # --order '' is refused by the backend, not dropped
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -205,7 +205,7 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | No
 
     if seconds is not None and (problem := seconds_problem(seconds)):
         raise UsageError(f"time limit {problem}")  # as every other command says it
-    e = estimate(puzzle, seconds if seconds is not None else 1.0, order=order or "auto")
+    e = estimate(puzzle, seconds if seconds is not None else 1.0, order="auto" if order is None else order)
     if as_json:
         print_json(e.as_dict())
         return
@@ -409,7 +409,8 @@ def _proof_backend(backend: str, all_: bool) -> str:
 def solve_cmd(
     file: Annotated[Path, typer.Argument(help="Puzzle file (any supported format).")],
     backend: BackendOpt = "auto",
-    all_: Annotated[bool, typer.Option("--all", help="Find every solution (raw), not just one.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Find every solution (raw), not just one; each is listed "
+                                       "as one line of tile:turns per cell, row by row.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", "-n", help="With --all: stop after N solutions.")] = None,
     time_limit: TimeOpt = None,
     workers: SolveWorkersOpt = 1,
@@ -479,6 +480,9 @@ def solve_cmd(
                 fmt.write_solution(first, save, puzzle=puzzle)
                 written.append(("solution saved to", save))
         if all_ and len(result.solutions) > 1:
+            # what the numbers are; a line starting with # (scripts that read the numbered lines pass it by)
+            out.print(f"{'#':>6}  cells 0-{puzzle.size - 1}, row by row: tile:turns (tiles from 0, turns "
+                      "clockwise)", highlight=False, soft_wrap=True)
             for i, solution in enumerate(result.solutions, start=1):
                 cells = " ".join(f"{t}:{r}" for t, r in solution.cells)
                 out.print(f"{i:>6}  {cells}", highlight=False)
@@ -551,10 +555,11 @@ def count_cmd(
 @app.command("backends")
 def backends_cmd(as_json: JsonOpt = False) -> None:
     """Every backend: whether it can run here (else the extra to install), its variants, and its -O options
-    with their defaults."""
+    with their defaults and what each does."""
     from edgematch.solvers.base import backend_class, backend_names
 
     rows = []
+    meanings: dict[str, dict[str, str]] = {}
     for name in backend_names():
         cls = backend_class(name)
         missing = cls().missing() if name != "portfolio" else None
@@ -563,13 +568,47 @@ def backends_cmd(as_json: JsonOpt = False) -> None:
                          ["portfolio:A+B+..."] if name == "portfolio" else []),
                      "options": {key: cls.defaults.get(key, "") for key in cls.options},
                      "description": cls.description})
+        meanings[name] = cls.meanings
     if as_json:
         print_json(rows)
         return
-    table = Table("backend", "here", "variants", "-O options (default)", "what it is", show_lines=True)
-    for row in rows:
-        here = Text("yes", style="green") if row["available"] else Text(f"no: {row['missing']}", style="yellow")
-        options = "\n".join(f"{k}={v}" if v else k for k, v in row["options"].items()) or "-"
-        table.add_row(Text(row["name"], style="bold"), here, Text(", ".join(row["variants"]) or "-"),
-                      Text(options), Text(row["description"]))
-    out.print(table)
+    width = max(out.width, 40)
+    for at, row in enumerate(rows):
+        if at:
+            out.print()
+        for line in backend_lines(row, meanings[row["name"]], width):
+            out.print(line, soft_wrap=True, highlight=False)
+
+
+# how `edgematch backends` says a backend takes no -O options of its own
+NO_OPTIONS = {"auto": "those of the backend it picks", "portfolio": "none (name a single backend for them)"}
+
+
+def backend_lines(row: dict[str, Any], meanings: dict[str, str], width: int) -> list[Text]:
+    """One backend of ``edgematch backends`` as lines of at most ``width`` characters (none cut): its name and
+    whether it runs here (else what to install), its description, its variants, then each -O option as
+    ``KEY=DEFAULT — what it does`` on lines of its own, wrapped under it."""
+    import textwrap
+
+    def wrapped(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                             break_on_hyphens=False)
+
+    here = "runs here" if row["available"] else f"not here: {row['missing']}"
+    lines = [Text(line, style="green" if row["available"] else "yellow")
+             for line in wrapped(f"{row['name']} - {here}", "", "    ")]
+    lines[0].stylize("bold default", 0, len(row["name"]) + 3)
+    lines += [Text(line) for line in wrapped(row["description"], "  ", "  ")]
+    if row["variants"]:
+        lines += [Text(line) for line in wrapped("variants: " + ", ".join(row["variants"]), "  ", "    ")]
+    if not row["options"]:
+        lines += [Text(line) for line in wrapped(f"-O options: {NO_OPTIONS.get(row['name'], 'none')}", "  ", "    ")]
+        return lines
+    lines.append(Text("  -O options, as KEY=default — what it does:"))
+    for key, default in row["options"].items():
+        shown = f"{key}={default}" if default else key
+        meaning = meanings.get(key, "")
+        option = [Text(line) for line in wrapped(f"{shown} — {meaning}" if meaning else shown, "    ", "        ")]
+        option[0].stylize("bold", 4, 4 + len(key))
+        lines += option
+    return lines

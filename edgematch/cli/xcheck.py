@@ -145,18 +145,23 @@ def _print(report: XcheckReport) -> None:
         console.print(f"... and {len(report.timed_out) - SHOWN_TIMEOUTS} more puzzles with a timeout", highlight=False)
     of = f" of {report.planned:,}" if report.checked != report.planned else ""
     why = {"time limit": " (the time limit came first)", "interrupted": " (interrupted)"}.get(report.stopped, "")
-    timeouts = f", {report.timeouts:,} timeouts (not failures)" if report.timeouts else ""
+    timeouts = f", {_counted(report.timeouts, 'timeout')} (not failures)" if report.timeouts else ""
     seed = f", seed {report.seed}" if report.seed is not None else ""
     noun = "puzzle" if (report.planned if of else report.checked) == 1 else "puzzles"
     console.print(f"checked {report.checked:,}{of} {noun}{why} in {report.wall:.1f} s "
-                  f"({report.jobs} jobs{seed}){timeouts}", highlight=False)
+                  f"({_counted(report.jobs, 'job')}{seed}){timeouts}", highlight=False)
     if report.failures:
         where = f"reproducers in {report.out}" if report.out else "no reproducers written (--out DIR writes them)"
-        console.print(Text.assemble((f"{len(report.failures):,} failing puzzles", "bold red"), f", {where}"),
+        console.print(Text.assemble((_counted(len(report.failures), "failing puzzle"), "bold red"), f", {where}"),
                       highlight=False, soft_wrap=True)
     else:
         agreed = "every answer agreed" if not report.stopped else "every answer so far agreed"
         console.print(f"[green]{agreed}[/]", highlight=False)
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n noun`` with the plural where it is one: 1 job, 2 jobs."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _red(n: int) -> str:

@@ -14,13 +14,15 @@ Adding a backend (checklist):
 from __future__ import annotations
 
 import importlib.util
+import numbers
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from edgematch.core.model import Puzzle, Solution
-from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError
+from edgematch.core.model import MAX_DIGITS, Puzzle, Solution, is_integer_word
+from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError, shown
 from edgematch.solvers.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
@@ -175,6 +177,7 @@ class Backend:
     description: str = ""
     options: tuple[str, ...] = ()  # the backend-specific options it understands
     defaults: dict[str, str] = {}  # each option's default, as `edgematch backends` shows it
+    meanings: dict[str, str] = {}  # what each option does, in a few words, for `edgematch backends`
     variants: tuple[str, ...] = ()  # the SUB of each ``name:SUB`` it takes (e.g. sat:cadical195)
     questions: tuple[Question, ...] = ("first", "all", "count")  # what it answers (``best`` where it can)
     on_cluster: bool = False  # whether it takes ``Task.cluster`` (runs its search's parts on a Dask cluster)
@@ -255,41 +258,71 @@ def on_off(value: object, option: str) -> bool:
     return bool(value)
 
 
+# A number in an option's value is written as numbers in files are (core.model): ASCII digits with an optional
+# leading minus, at most MAX_DIGITS digits, and where a fraction is meant one decimal point. Python's int() and
+# float() also take "1_0", "１" (a fullwidth digit), "٢", "+2", "1e-300" and "inf", none of which a user means
+# as a size, a share or a number of seconds.
+_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+PLAIN_NUMBER = f"ASCII digits, at most {MAX_DIGITS}, no exponent"  # how the messages below say it
+
+
+def plain_number(value: object, integer: bool = False) -> int | float | None:
+    """``value`` (an option's value: text from the command line, or a number from Python) as a number, or None
+    when it is not one: text must be written plainly (see ``_DECIMAL``; no decimal point when ``integer``); a
+    Python number must be one such text could write (an integer when ``integer``; 0, or of a size from
+    1e-17 to below 1e18: not 1e-300, inf or nan). True and False are not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        plain = is_integer_word(text) if integer else _DECIMAL.fullmatch(text) is not None
+        if not plain or sum(c.isdigit() for c in text) > MAX_DIGITS:
+            return None
+        return int(text) if integer else float(text)
+    if isinstance(value, numbers.Integral):
+        return int(value) if abs(int(value)) < 10**MAX_DIGITS else None
+    if integer or not isinstance(value, numbers.Real):
+        return None
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):
+        return None
+    writable = number == 0 or 10.0 ** (1 - MAX_DIGITS) <= abs(number) < 10.0**MAX_DIGITS  # inf and nan are not
+    return number if writable else None
+
+
 def fraction(value: object, option: str) -> float:
     """A backend option between 0 and 1, given as a number or as text from the command line."""
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number <= 1.0:  # nan fails this too
-        raise UsageError(f"option {option}: must be a number between 0 and 1, got {value!r}")
-    return number
+    number = plain_number(value)
+    if number is None or not 0.0 <= number <= 1.0:
+        raise UsageError(f"option {option}: must be a number between 0 and 1 ({PLAIN_NUMBER}), "
+                         f"got {shown(value)}")
+    return float(number)
 
 
 def seconds(value: object, option: str, off: bool = False) -> float | None:
-    """A backend option in seconds (0 or more, finite), given as a number or as text from the command line;
-    with ``off``, the word off gives None."""
+    """A backend option in seconds (0 up to the longest time limit), given as a number or as text from the
+    command line; with ``off``, the word off gives None."""
+    from edgematch.solvers.api import MAX_TIME_LIMIT
+
     if off and str(value).strip().lower() == "off":
         return None
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number < float("inf"):  # nan fails this too
-        raise UsageError(f"option {option}: must be a number of seconds (0 or more){' or off' if off else ''}, "
-                         f"got {value!r}")
-    return number
+    number = plain_number(value)
+    if number is None or not 0.0 <= number <= MAX_TIME_LIMIT:
+        raise UsageError(f"option {option}: must be a number of seconds from 0 to {MAX_TIME_LIMIT:,.0f}"
+                         f"{' or off' if off else ''} ({PLAIN_NUMBER}), got {shown(value)}")
+    return float(number)
 
 
 def whole(value: object, option: str, least: int = 0) -> int:
     """A whole-number backend option (at least ``least``), given as an int or as text from the command line."""
-    try:
-        number = int(str(value).strip()) if not isinstance(value, int) else value
-    except ValueError:
-        raise UsageError(f"option {option}: expected a whole number, got {value!r}") from None
+    number = plain_number(value, integer=True)
+    if number is None:
+        raise UsageError(f"option {option}: expected a whole number (ASCII digits, at most {MAX_DIGITS}), "
+                         f"got {shown(value)}")
     if number < least:
         raise UsageError(f"option {option}: must be at least {least}, got {number}")
-    return number
+    return int(number)
 
 
 def backend_names() -> list[str]:

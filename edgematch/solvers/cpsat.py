@@ -50,6 +50,7 @@ class CpsatBackend(Backend):
     description = "OR-tools CP-SAT: Boolean placement model (cpsat) or table model (cpsat:table)"
     options = ("symmetry", "seed")
     defaults = {"symmetry": "on", "seed": "0"}
+    meanings = {"symmetry": "fix the board's turn with a unique tile", "seed": "CP-SAT's random seed"}
     variants = ("bool", "table")  # the formulations (encodings.cpsat.FORMULATIONS); plain cpsat runs bool
     questions = ("first", "all", "count", "best")
 

@@ -80,6 +80,16 @@ class SatBackend(Backend):
     defaults = {"one_to_one": "on", "forbidden": "on", "support": "on", "amo": "seqcounter", "symmetry": "on",
                 "proof": "none", "maxsat": MAXSAT[0],
                 "cubes": f"off (solve with --workers N or a cluster: {CUBES_PER_WORKER} per worker)"}
+    meanings = {
+        "one_to_one": "clauses: at most as many cells per tile type as copies (the piece mapping)",
+        "forbidden": "clauses: at most one label per seam (forbidden label pairs)",
+        "support": "clauses: a label on a seam needs a placement showing it on each side",
+        "amo": "the at-most-one encoding: pairwise, seqcounter, ladder, totalizer, bitwise, ...",
+        "symmetry": "fix the board's turn with a unique tile",
+        "proof": "a file for the solver's DRAT proof when there is no solution (also --proof)",
+        "maxsat": "best: rc2 (MaxSAT) or linear (a SAT-UNSAT search with a totalizer)",
+        "cubes": "cube-and-conquer: the number of cubes (2 or more) or off",
+    }
     variants = SOLVERS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # a first solution by cube-and-conquer (edgematch.solvers.cubes)

@@ -39,7 +39,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, fraction, on_off, seconds, whole
 from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
@@ -53,6 +53,25 @@ BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
 BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order", "repair", "beam_share"}, {"start", "breaks", "double", "unit"}
+
+
+# each number and on/off option as the search that uses it reads it (the same parser and least value)
+VALUES: dict[str, Callable[[object], object]] = {
+    "unit": lambda v: whole(v, "unit", least=1), "seed": lambda v: whole(v, "seed"),
+    "breaks": lambda v: whole(v, "breaks"), "width": lambda v: whole(v, "width", least=1),
+    "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
+    "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
+    **{name: (lambda v, name=name: on_off(v, name))
+       for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
+}
+
+
+def check_values(options: dict) -> None:
+    """A UsageError naming the first option whose value its search would refuse (``seed=1e3``, ``start=２``),
+    raised before anything runs: in a chain or a worker process it would end that one alone, in silence."""
+    for name, parse in VALUES.items():
+        if name in options:
+            parse(options[name])
 
 
 def _best_options_problem(options: dict) -> str | None:
@@ -128,6 +147,28 @@ class NativeBackend(Backend):
                 "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers, after which every chain "
                             "joins chain 1's search; off)"}
+    meanings = {
+        "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
+        "values": "which of a cell's candidates come first: rare or index",
+        "symmetry": "a count fixes the board's turn with a unique tile and multiplies back",
+        "fc": "forward checking: refuse a placement that leaves an open neighbour no candidate",
+        "bounds": "the free tiles must show each colour as often as the open cells ask for it",
+        "match": "the open cells beside placed ones must take distinct fitting free tiles",
+        "memo": "a count remembers each searched state's boards: auto, on, off or a size in MiB",
+        "keep": "one solution with native: on or off",
+        "unit": "nodes per unit of the Luby restart schedule (best's own default: 5000000)",
+        "seed": "seeds the restarts' shuffles and the beams' ties (chain i of --workers: seed + i)",
+        "start": "the depth-first search's share of positions that must fit exactly",
+        "breaks": "the depth-first search's broken seams allowed by the last position",
+        "double": "best's depth-first search: also try placements that break two seams at once, on by "
+                  "default (off: at most one per cell, faster, but the best board is never proven)",
+        "search": "beam or dfs",
+        "width": "the partial boards each layer keeps: a number, or doubling beams",
+        "fanout": "the children kept per board",
+        "repair": "after the beams, repair the best board (tail beams, large-neighbourhood search): on or off",
+        "beam_share": "a fraction from 0 to 1",
+        "handover": "solve --workers N: seconds before every chain joins chain 1's search, or off",
+    }
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
     on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
@@ -150,6 +191,7 @@ class NativeBackend(Backend):
             warm_up()
 
     def refusal(self, task: Task) -> str | None:
+        check_values(task.options)
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle
-from edgematch.errors import BackendError, UsageError
+from edgematch.errors import BackendError, UsageError, shown
+from edgematch.solvers.base import PLAIN_NUMBER, plain_number
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Search
 from edgematch.solvers.native.tables import Tables, build_tables
@@ -93,14 +94,11 @@ def memo_mib(value: object) -> float | None:
         return float(DEFAULT_MIB)
     if text in ("off", "no", "false"):
         return None
-    try:
-        mib = float(text)
-    except ValueError:
-        mib = float("nan")
-    if not 0 < mib <= 2**20:
-        raise UsageError(f"option memo: expected auto, on, off or the table's size in MiB (up to 1048576), "
-                         f"got {value!r}")
-    return mib
+    mib = plain_number(value)
+    if mib is None or not 0 < mib <= 2**20:
+        raise UsageError(f"option memo: expected auto, on, off or the table's size in MiB (more than 0, up to "
+                         f"1048576; {PLAIN_NUMBER}), got {shown(value)}")
+    return float(mib)
 
 
 @dataclass(frozen=True)
