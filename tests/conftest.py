@@ -23,6 +23,11 @@ atexit.register(shutil.rmtree, os.environ["EDGEMATCH_CONFIG_DIR"], True)
 os.environ.pop("EDGEMATCH_POLICY", None)
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: the cores this process may run on (``taskset``, a container's cpuset), not the machine's."""
+    return len(os.sched_getaffinity(0))
+
+
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False,
                      help="also run the tests marked slow (minutes each; EDGEMATCH_SLOW=1 does the same)")

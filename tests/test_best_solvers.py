@@ -144,7 +144,7 @@ def test_best_through_the_api_is_checked_and_proven(backend, options):
                                               ("sat", {"maxsat": "rc2"})])
 def test_time_limit_keeps_the_best_board(backend, options):
     puzzle, _ = generate(GeneratorSpec(9, 9, like="e2", seed=3))
-    result = edgematch.best(puzzle, backend=backend, time_limit=2.5, **options)
+    result = edgematch.best(puzzle, backend=backend, time_limit=6, **options)  # a first board even on a busy core
     assert result.status is Status.TIMEOUT and result.message == "time limit", result
     assert result.solution is not None and result.history
     assert result.score == check(puzzle, result.solution).score == result.history[-1][1]
