@@ -30,7 +30,10 @@ first (most literals implied: the smallest sub-problems, settled fastest). A sat
 
 - ``workers=1``: the loop runs in the SAT backend's solver child (:func:`conquer_child`).
 - ``workers=N``: that child builds the CNF, the cubes and their order once, loads the solver, and forks N
-  workers that inherit the loaded solver; they take cubes from a shared counter. The first board stops them.
+  workers that inherit the loaded solver; it deals them the cubes one at a time. The first board stops them. A
+  worker that dies (``kill -9``) is noted and its cube is solved again by another (the rule of
+  :class:`~edgematch.solvers.processes.Dealer`), so "every cube unsatisfiable" stays a proof; when every
+  worker died with cubes left, the answer is an error that names the cubes never settled, not "no solution".
 - On a Dask cluster (:func:`run_cluster`): the client plans the cubes (the native tables only, no CNF), deals
   them round-robin into batches, a few per worker thread, and submits each batch as a task; a task forks a
   child that builds the CNF and conquers its batch. The first board sets a Dask ``Event`` the running tasks
@@ -267,7 +270,7 @@ def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: 
     finally:
         dealer.close()
     if stopped == LOST:
-        send(("lost", dealer.words(stopped, "settled", "nothing is proven")))
+        send(("lost", dealer.words(stopped, "settled", "neither a solution nor its absence is proven")))
     total: dict[str, float] = {}
     for stats in counters.values():
         added(total, stats)
