@@ -4,7 +4,8 @@ Exit codes, decided in one place (:func:`exit_code`) from the result's status:
 0 the complete answer (a solution; every solution or the ``--limit`` asked for; an exact count),
 1 no solution, 2 bad input, 3 the time limit came first (nothing found, or an enumeration or count that
 did not finish: what was found is printed, a count as "at least N"), 4 the backend failed (status
-``error``: every portfolio member died, a solver process died; the message goes to stderr),
+``error``: every portfolio member died, a solver process died, every worker of a split count died, the
+count so far printed as "at least N"; the message goes to stderr),
 5 ``--confirm``: a backend of another family gave a different answer (both are printed; one is wrong),
 130 interrupted by Ctrl-C (after printing what was found so far).
 """

@@ -30,7 +30,10 @@ first (most literals implied: the smallest sub-problems, settled fastest). A sat
 
 - ``workers=1``: the loop runs in the SAT backend's solver child (:func:`conquer_child`).
 - ``workers=N``: that child builds the CNF, the cubes and their order once, loads the solver, and forks N
-  workers that inherit the loaded solver; they take cubes from a shared counter. The first board stops them.
+  workers that inherit the loaded solver; it deals them the cubes one at a time. The first board stops them. A
+  worker that dies (``kill -9``) is noted and its cube is solved again by another (the rule of
+  :class:`~edgematch.solvers.processes.Dealer`), so "every cube unsatisfiable" stays a proof; when every
+  worker died with cubes left, the answer is an error that names the cubes never settled, not "no solution".
 - On a Dask cluster (:func:`run_cluster`): the client plans the cubes (the native tables only, no CNF), deals
   them round-robin into batches, a few per worker thread, and submits each batch as a task; a task forks a
   child that builds the CNF and conquers its batch. The first board sets a Dask ``Event`` the running tasks
@@ -56,19 +59,25 @@ forks. A timer calling ``interrupt()`` would not do: PySAT's CaDiCaL and Lingeli
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError, shown
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, stream, worker_child
-from edgematch.solvers.processes import start as start_child
+from edgematch.solvers.processes import (
+    INTERRUPTED,
+    LOST,
+    TIME_LIMIT,
+    ChildDied,
+    Dealer,
+    context,
+    dealt,
+    stream,
+    worker_child,
+)
 
 Placement = tuple[int, int, int]  # (cell, tile type, turn): one CNF placement variable
 Cube = tuple[Placement, ...]
@@ -188,8 +197,9 @@ def conquer_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, sol
                   workers: int, deadline: float | None) -> None:
     """The SAT backend's solver child for cube-and-conquer: build the CNF, plan and order the cubes, solve them
     (here, or in ``workers`` forked workers), send the first board; then the counters. Messages: ``built``,
-    ``cubes`` (the plan's counters), ``cube`` (one more cube unsatisfiable), ``board``, ``done`` (counters,
-    finished)."""
+    ``cubes`` (the plan's counters), ``cube`` (one more cube unsatisfiable), ``board``, ``lost`` (cube workers
+    died: whether every one did with cubes left, and the words for the message), ``done`` (counters, finished:
+    every cube settled unsatisfiable)."""
     from pysat.solvers import Solver
 
     from edgematch.encodings.cnf import encode
@@ -205,11 +215,12 @@ def conquer_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, sol
                         "cube_seconds": time.perf_counter() - start}))
         if workers <= 1 or len(order.cubes) <= 1:
             board, stats = conquer(sat, enc, order.cubes, lambda: send(("cube", 1)))
+            finished = board is None
         else:
-            board, stats = _in_workers(sat, enc, order.cubes, workers, send)
+            board, stats, finished = _in_workers(sat, enc, order.cubes, workers, send)
     if board is not None:
         send(("board", tuple(board)))
-    send(("done", (stats, board is None)))
+    send(("done", (stats, finished)))
 
 
 def conquer(sat: Any, enc: Any, cubes: Iterable[list[int]], settled: Callable[[], None] | None = None,
@@ -227,69 +238,53 @@ def conquer(sat: Any, enc: Any, cubes: Iterable[list[int]], settled: Callable[[]
 
 
 def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: Callable[[Any], None]
-                ) -> tuple[list | None, dict[str, float]]:
-    """Fork ``workers`` processes, each with a copy of the loaded solver ``sat``, taking cubes from a shared
-    counter; forward each settled cube; return the first board (the workers are then killed) or None when every
-    cube is unsatisfiable. A worker that dies raises ChildDied. The workers die with this process."""
+                ) -> tuple[list | None, dict[str, float], bool]:
+    """Fork ``workers`` processes, each with a copy of the loaded solver ``sat``, and deal them the cubes one at a
+    time (:class:`~edgematch.solvers.processes.Dealer`); forward each settled cube. Returns the first board (the
+    workers are then killed) or None, the counters, and whether every cube was settled unsatisfiable. A worker
+    that dies is noted (a ``lost`` message) and the others go on, solving its cube again: the proof stays whole;
+    when every worker died with cubes left, it is not proven. The workers die with this process."""
     ctx = context()
-    taken = ctx.Value("q", 0)
-    running: dict[Any, Any] = {}
-    stats: dict[str, float] = {}
+    dealer = Dealer(len(cubes), "cube", "solving", "cube worker")
+    counters: dict[int, dict[str, float]] = {}  # each worker's accumulated counters, as last sent
     board = None
+    stopped = ""
     try:
-        for _ in range(min(workers, len(cubes))):
-            receive, write = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_worker, args=(write, sat, enc, cubes, taken), daemon=True)
-            running[receive] = process
-            try:
-                start_child(process)
-            finally:
-                write.close()
-        while running and board is None:
-            for receive in wait(list(running)):
-                try:
-                    kind, payload = receive.recv()
-                except EOFError:
-                    process = running.pop(receive)
-                    receive.close()
-                    process.join(timeout=1)
-                    raise ChildDied(f"a SAT cube worker died (exit code {process.exitcode})") from None
-                if kind == "cube":
+        for slot in range(min(workers, len(cubes))):
+            mine, theirs = ctx.Pipe()
+            dealer.start(ctx.Process(target=_worker, args=(theirs, slot, sat, enc, cubes), daemon=True),
+                         mine, theirs, slot)
+        while board is None and not dealer.finished:
+            if not dealer.workers:
+                stopped = LOST
+                break
+            dead = len(dealer.lost)
+            for _, (slot, found, stats) in dealer.receive(None):
+                counters[slot] = stats
+                if found is None:
                     send(("cube", 1))
-                elif kind == "board":
-                    board, more = payload
-                    added(stats, more)
-                elif kind == "end":
-                    added(stats, payload)
-                    running.pop(receive).join(timeout=5)
-                    receive.close()
+                elif board is None:
+                    board = found
+            if len(dealer.lost) > dead:  # said at once: the parent may be stopped (time limit) before the end
+                send(("lost", dealer.words("", "settled", "")))
     finally:
-        for process in running.values():
-            if process.pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(process.pid, signal.SIGKILL)
-        for receive, process in running.items():
-            process.join(timeout=5)
-            receive.close()
-    return board, stats
+        dealer.close()
+    if stopped == LOST:
+        send(("lost", dealer.words(stopped, "settled", "neither a solution nor its absence is proven")))
+    total: dict[str, float] = {}
+    for stats in counters.values():
+        added(total, stats)
+    return board, total, board is None and dealer.finished
 
 
-def _worker(write: Any, sat: Any, enc: Any, cubes: list[list[int]], taken: Any) -> None:
-    """One cube worker: take the next cube from the shared counter and solve it, until a board or none left."""
+def _worker(conn: Any, slot: int, sat: Any, enc: Any, cubes: list[list[int]]) -> None:
+    """One cube worker: solve the cubes its parent deals (:func:`~edgematch.solvers.processes.dealt`), answering
+    each with (cube, (slot, board or None, the solver's counters so far))."""
     worker_child()
-
-    def next_cubes() -> Iterable[list[int]]:
-        while True:
-            with taken.get_lock():
-                index = taken.value
-                taken.value += 1
-            if index >= len(cubes):
-                return
-            yield cubes[index]
-
-    board, stats = conquer(sat, enc, next_cubes(), lambda: write.send(("cube", 1)))
-    write.send(("board", (board, stats)) if board is not None else ("end", stats))
-    write.close()
+    for index in dealt(conn):
+        board, stats = conquer(sat, enc, [cubes[index]])
+        conn.send((index, (slot, board, stats)))
+    conn.close()
 
 
 # ---------------------------------------------------------------- on a Dask cluster

@@ -21,7 +21,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch.errors import BackendError, EdgematchError
@@ -108,9 +111,16 @@ def die_with_parent() -> None:
 
 
 def worker_child() -> None:
-    """Call first thing in a worker child: ignore Ctrl-C (the parent handles it) and die with the parent."""
+    """Call first thing in a worker child: ignore Ctrl-C (the parent handles it) and die with the parent.
+
+    Ctrl-C stays *blocked* here (the child starts with it blocked, :func:`forking`), not only ignored: PySAT's
+    ``solve`` installs a handler of its own for the length of the call, whatever was set before, and raised
+    ``pysolvers.error: Caught keyboard interrupt`` in the cube workers, each printing a traceback before the
+    parent's kill reached it. A blocked Ctrl-C is never delivered, and an ignored one still pending when the
+    handler goes back to ignoring it is dropped. (A child this one starts with :func:`own_group` unblocks it.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _release_sigint()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     die_with_parent()
 
 
@@ -217,3 +227,165 @@ def stream(target: Callable[..., None], args: tuple, deadline: float | None,
                 os.kill(process.pid, signal.SIGKILL)
             process.join(timeout=5)
         receive.close()
+
+
+# ------------------------------------------------------------------ dealing numbered jobs to workers
+
+
+LOST = "workers lost"  # every worker died with jobs left: the run could not go on
+
+
+def dealt(conn: Any) -> Iterator[int]:
+    """In a dealt worker: the job numbers its parent deals over ``conn``, until it says ``None`` or closes the
+    pipe. The worker answers each with ``conn.send((number, payload))`` before it takes the next."""
+    while True:
+        try:
+            number = conn.recv()
+        except EOFError:
+            return
+        if number is None:
+            return
+        yield number
+
+
+def numbered(noun: str, numbers: Iterable[int]) -> str:
+    """``noun`` and the 0-based ``numbers`` counted from 1, runs as ranges: ``parts 3, 7-16``."""
+    runs: list[list[int]] = []
+    for i in sorted(numbers):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    text = ", ".join(f"{a + 1}" if a == b else f"{a + 1}-{b + 1}" for a, b in runs)
+    return f"{noun}{'s' if len(runs) > 1 or (runs and runs[0][0] != runs[0][1]) else ''} {text}"
+
+
+@dataclass
+class Holder:
+    """A dealt worker as its parent sees it: its number in messages, its process, the job it holds."""
+
+    slot: int
+    process: Any
+    holds: int | None = None
+
+
+@dataclass
+class Dealer:
+    """Numbered jobs (the parts of a split count, SAT cubes) dealt one at a time to worker processes, each over a
+    pipe of its own, so the parent always knows which job each worker holds; the one rule for a dead worker.
+
+    A worker that dies (``kill -9``, the out-of-memory killer, a crash) is noted and the others go on: the job it
+    held is dealt again to a live worker, so nothing it held is lost and an exact answer stays exact (a count, a
+    proof that every cube is unsatisfiable). Only when every worker has died with jobs left does the run fail
+    (:data:`LOST`), and :meth:`words` names the jobs never done. Workers take no shared counter: one killed
+    while holding the counter's lock would have stopped every other worker. ``noun`` and ``verb`` word the
+    jobs (``part``, ``searching``), ``who`` the workers (``worker``)."""
+
+    jobs: int
+    noun: str
+    verb: str
+    who: str
+    workers: dict[Any, Holder] = field(default_factory=dict)  # the parent's end of each live worker's pipe
+    fresh: int = 0  # the next job never dealt
+    again: deque[int] = field(default_factory=deque)  # jobs a dead worker held, dealt first
+    done: set[int] = field(default_factory=set)  # jobs answered
+    lost: list[tuple[str, int | None]] = field(default_factory=list)  # each dead worker, and the job it held
+    redealt: list[int] = field(default_factory=list)
+    dealing: bool = True  # False once the run stops: nothing more is dealt
+    on_death: Callable[[int], None] | None = None  # told a dead worker's slot
+
+    def start(self, process: Any, mine: Any, theirs: Any, slot: int) -> None:
+        """Start ``process`` (a worker reading ``theirs``, the other end of ``mine``) and deal it its first job,
+        which waits in the pipe."""
+        self.workers[mine] = Holder(slot, process)
+        try:
+            start(process)
+        finally:
+            theirs.close()
+        self.deal(mine)
+
+    def deal(self, conn: Any) -> None:
+        """Give the worker at ``conn`` the next job (one a dead worker held first), if any is left and the run
+        goes on."""
+        worker = self.workers[conn]
+        if not self.dealing or worker.holds is not None:
+            return
+        if self.again:
+            number = self.again.popleft()
+        elif self.fresh < self.jobs:
+            number, self.fresh = self.fresh, self.fresh + 1
+        else:
+            return
+        worker.holds = number
+        with contextlib.suppress(OSError):  # it has just died: its end of file comes next, and the job goes again
+            conn.send(number)
+
+    def _died(self, conn: Any) -> None:
+        worker = self.workers.pop(conn)
+        conn.close()
+        worker.process.join(timeout=1)
+        if self.on_death is not None:
+            self.on_death(worker.slot)
+        held = worker.holds
+        where = "" if held is None else f" {self.verb} {self.noun} {held + 1} of {self.jobs}"
+        self.lost.append((f"{self.who} {worker.slot} died (exit code {worker.process.exitcode}){where}", held))
+        if held is not None and self.dealing:
+            self.again.append(held)
+            self.redealt.append(held)
+            for other in list(self.workers):
+                self.deal(other)
+
+    @property
+    def finished(self) -> bool:
+        """Every job answered."""
+        return len(self.done) == self.jobs
+
+    @property
+    def busy(self) -> bool:
+        """Some live worker holds a job."""
+        return any(w.holds is not None for w in self.workers.values())
+
+    def receive(self, timeout: float | None) -> list[tuple[int, Any]]:
+        """Wait up to ``timeout`` seconds for answers; each worker that answered gets its next job (while dealing)
+        and each that died is noted, its job dealt again. Returns the new answers as (job, payload)."""
+        got: list[tuple[int, Any]] = []
+        for conn in wait(list(self.workers), timeout=timeout):
+            try:
+                number, payload = conn.recv()
+            except (EOFError, OSError):  # a duplex pipe is a socket pair: a peer that died with a job number
+                self._died(conn)  # unread in its end resets the connection rather than closing it
+                continue
+            self.workers[conn].holds = None
+            if number not in self.done:
+                self.done.add(number)
+                got.append((number, payload))
+            self.deal(conn)
+        return got
+
+    def close(self) -> None:
+        """Stop dealing and kill every worker still running (every kill first: they exit side by side)."""
+        self.dealing = False
+        for worker in self.workers.values():
+            if worker.process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker.process.pid, signal.SIGKILL)
+        for conn, worker in self.workers.items():
+            if worker.process.pid is not None:
+                worker.process.join(timeout=5)
+            conn.close()
+        self.workers.clear()
+
+    def words(self, stopped: str, undone: str, meaning: str) -> tuple[bool, str]:
+        """What the dead workers did to a run that ended with ``stopped``: whether they failed it (every worker
+        died with jobs left, :data:`LOST`), and the words for its message, worded as the native race words a dead
+        chain: each dead worker and the job it held, and that the others went on (doing that job again), or,
+        when none was left, which jobs were never done (``undone``: "searched") and ``meaning``, what that
+        means for the answer. ``False, ""`` when no worker died."""
+        if not self.lost:
+            return False, ""
+        if stopped == LOST:
+            left = sorted(set(range(self.jobs)) - self.done)
+            return True, (f"every {self.who} was lost: {'; '.join(note for note, _ in self.lost)}; "
+                          f"{numbered(self.noun, left)} of {self.jobs} not {undone}, so {meaning}")
+        return False, "; ".join(f"{note}; the others went on" + (
+            f", {self.verb} that {self.noun} again" if held in self.redealt else "") for note, held in self.lost)

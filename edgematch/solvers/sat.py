@@ -50,7 +50,7 @@ from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_of
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.cubes import conquer_child, cube_count
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
-from edgematch.solvers.processes import ChildDied, stream
+from edgematch.solvers.processes import INTERRUPTED, ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
 MAXSAT = ("rc2", "linear")  # the best-score searches; the first is the default
@@ -194,6 +194,11 @@ class SatBackend(Backend):
                 result.message = result.message or "no proof written: the search did not finish"
             if boards and proof is not None:
                 result.message = "no proof written: there is a solution (the checker proves it)"
+            if got.lost is not None and stopped != INTERRUPTED:  # dead cube workers: the others went on, or none
+                failed, notes = got.lost
+                if failed:  # every one died with cubes left: no answer, and none proven
+                    result.status = Status.ERROR
+                result.message = "; ".join(m for m in (result.message, notes) if m)
             return result
         if finished:
             result.status = Status.SOLVED if boards else Status.UNSAT
@@ -294,6 +299,7 @@ class _Received:
         self.cube_stats: dict[str, float] = {}  # cube-and-conquer: the plan's counters and the cubes settled
         self.finished = False
         self.message = ""
+        self.lost: tuple[bool, str] | None = None
 
     def handle(self, message: tuple[str, Any]) -> bool:
         kind, payload = message
@@ -311,6 +317,8 @@ class _Received:
             self.cube_stats.setdefault("cubes_unsat", 0)
         elif kind == "cube":
             self.cube_stats["cubes_unsat"] = self.cube_stats.get("cubes_unsat", 0) + payload
+        elif kind == "lost":  # cube workers died: (whether every one did with cubes left, the words)
+            self.lost = payload
         return False
 
 

@@ -47,7 +47,7 @@ from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
 from edgematch.solvers.native.first.sweep import HANDOVER_SECONDS
 from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
-from edgematch.solvers.processes import ChildDied
+from edgematch.solvers.processes import INTERRUPTED, ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
@@ -356,6 +356,13 @@ class NativeBackend(Backend):
             status = Status.SOLVED if done else Status.TIMEOUT
         else:
             status = Status.UNSAT if outcome.finished else Status.TIMEOUT
+        message = CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit" \
+            else outcome.stopped
+        if isinstance(outcome, parts.Split) and outcome.stopped != INTERRUPTED:  # workers that died, if any
+            if outcome.failed:  # every worker died with parts left: what was counted stands, as a lower bound
+                status, message = Status.ERROR, outcome.notes
+            elif outcome.notes:
+                message = "; ".join(m for m in (message, outcome.notes) if m)
         counted = task.question == "count" or (task.question == "all" and outcome.finished)
         distinct = None
         if counted and task.distinct:
@@ -372,6 +379,8 @@ class NativeBackend(Backend):
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
                 **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
                 **({"restarts": restarts} if restarting else {}), **memo_stats,
+                **({"workers_lost": outcome.lost, "parts_again": outcome.again}
+                   if isinstance(outcome, parts.Split) and outcome.lost else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,
                      **({"values": self.values(task)} if "values" in task.options or restarting else {}),
@@ -381,8 +390,7 @@ class NativeBackend(Backend):
                      **({"memo": f"{memo:g} MiB" + (" per worker" if task.workers > 1 or task.cluster else "")}
                         if memo is not None else {"memo": memo_off} if memo_off else {}),
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
-            message=CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit"
-            else outcome.stopped,
+            message=message,
         )
 
     def _all_hinted(self, puzzle: Puzzle, tables: Tables, task: Task, build: float) -> Result:

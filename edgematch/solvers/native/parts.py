@@ -4,8 +4,14 @@ The split is plain data: a :class:`Part` is a prefix of candidate indices for th
 the fill order, valid for the tables built from the same puzzle and order (building is deterministic).
 :func:`run_part` solves one part anywhere (another process here, another machine later); the parts
 partition the tree, so their counts add up exactly. :func:`run_parallel` is one way to execute them:
-worker processes on this machine taking parts from a shared counter, stopped once enough solutions are
-in, at the time limit, or on Ctrl-C, keeping the counts of what they had searched.
+worker processes on this machine, each dealt one part at a time by the parent, stopped once enough solutions
+are in, at the time limit, or on Ctrl-C, keeping the counts of what they had searched.
+
+A worker that dies (``kill -9``, the out-of-memory killer) is noted and the others go on: the parent knows the
+part it held and deals it again to a live worker, so the count stays exact (the result says which worker died
+and which part was searched again). Only when every worker has died with parts left does the run fail: the
+count is then a lower bound, and the message names the parts never searched
+(:class:`~edgematch.solvers.processes.Dealer`, the rule every set of workers follows).
 
 While a part runs, its worker writes its live node and solution counts into its own slot of a shared array,
 so the parent's progress line shows the merged counts of every worker every few tenths of a second (not
@@ -17,12 +23,9 @@ running before it returns.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
@@ -32,8 +35,7 @@ from edgematch.solvers.base import Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied, context, worker_child
-from edgematch.solvers.processes import start as start_child
+from edgematch.solvers.processes import INTERRUPTED, LOST, TIME_LIMIT, Dealer, context, dealt, worker_child
 
 PARTS_PER_WORKER = 8
 REPORT_AHEAD = 0.05  # seconds before the limit the workers stop searching
@@ -75,12 +77,24 @@ def run_part(
     return drive(search, limit, want, progress=progress, should_stop=should_stop)
 
 
-def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken: Any, go: Any, stop: Any,
-            capacity: int, distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int,
+@dataclass
+class Split(Outcome):
+    """A parallel run's outcome, and what dead workers cost it (see :func:`run_parallel`)."""
+
+    lost: int = 0  # workers that died
+    again: int = 0  # parts a dead worker held, searched again by a live one
+    failed: bool = False  # every worker died with parts left: what was counted is a lower bound
+    notes: str = ""  # the dead workers and what became of their parts (:meth:`Dealer.words`), for the message
+
+
+def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], go: Any, stop: Any, capacity: int,
+            distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int,
             memo_mib: float | None = None) -> None:
-    """Take parts from the shared counter and send each one's outcome, until none is left or told to stop;
-    the part in progress's nodes and solutions go to ``live[2 * slot]`` and ``live[2 * slot + 1]``. With
-    ``memo_mib`` the worker counts with a memo table of its own, shared by its parts."""
+    """Search the parts the parent deals over ``conn`` (:func:`~edgematch.solvers.processes.dealt`) and send
+    each one's index and outcome back. A part dealt once told to stop (or past ``deadline``) comes back
+    unsearched, not finished. The part in progress's nodes and solutions go to ``live[2 * slot]`` and
+    ``live[2 * slot + 1]``. With ``memo_mib`` the worker counts with a memo table of its own, shared by its
+    parts."""
     worker_child()
     go.wait()  # every worker is started first: forking beside busy workers took 60 ms each on 2 cores
     memo = MemoTable(puzzle, tables, memo_mib) if memo_mib is not None else None
@@ -88,51 +102,51 @@ def _worker(send: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], taken:
     def report(info: dict[str, float]) -> None:
         live[2 * slot], live[2 * slot + 1] = int(info["nodes"]), int(info["solutions"])
 
-    while not stop.is_set() and (deadline is None or time.time() < deadline):
-        with taken.get_lock():
-            index = taken.value
-            taken.value += 1
-        if index >= len(parts):
-            break
-        outcome = run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
-                           stop.is_set, report, memo)
+    for index in dealt(conn):
+        if stop.is_set() or (deadline is not None and time.time() >= deadline):
+            outcome = Outcome(finished=False)
+        else:
+            outcome = run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
+                               stop.is_set, report, memo)
         live[2 * slot], live[2 * slot + 1] = 0, 0  # counted in the outcome from now on (cleared before: never twice)
-        send.send(outcome)
-    send.close()
+        conn.send((index, outcome))
+    conn.close()
 
 
 def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int,
-                 memo: float | None = None) -> Outcome:
+                 memo: float | None = None) -> Split:
     """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly. Planning the
     parts and starting the workers count against the time limit. ``memo``: each worker counts with a memo
-    table of that many MiB (a count without the canonical test only)."""
+    table of that many MiB (a count without the canonical test only). The parts are dealt one at a time
+    (:class:`~edgematch.solvers.processes.Dealer`): a worker that dies is noted and the others go on, searching
+    its part again; when every worker died with parts left the result says which (``failed``, ``notes``)."""
     start = time.monotonic()
     deadline = None if task.time_limit is None else start + task.time_limit
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
     # the workers stop a little early: reporting, exiting and being collected take time too
     wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
     ctx = context()
-    go, stop, taken = ctx.Event(), ctx.Event(), ctx.Value("q", 0)
+    go, stop = ctx.Event(), ctx.Event()
     live = ctx.Array("q", 2 * task.workers, lock=False)  # per worker: nodes, solutions of its current part
-    total = Outcome(finished=True, nodes=plan_nodes)
-    running: dict[Any, Any] = {}  # receiving end -> worker process
+
+    def forget(slot: int) -> None:  # a dead worker's part is searched again from the start, or not at all
+        live[2 * slot], live[2 * slot + 1] = 0, 0
+
+    dealer = Dealer(len(parts), "part", "searching", "worker", on_death=forget)
+    total = Split(finished=True, nodes=plan_nodes)
+    shown = [0, 0]
     reason = ""
     try:
         for slot in range(min(task.workers, len(parts))):
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            receive, send = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_worker, daemon=True, args=(
-                send, puzzle, tables, parts, taken, go, stop, capacity, task.distinct, wall_deadline, want, live,
-                slot, memo))
-            running[receive] = process
-            try:
-                start_child(process)
-            finally:
-                send.close()
+            mine, theirs = ctx.Pipe()
+            dealer.start(ctx.Process(target=_worker, daemon=True, args=(
+                theirs, puzzle, tables, parts, go, stop, capacity, task.distinct, wall_deadline, want, live, slot,
+                memo)), mine, theirs, slot)
         go.set()
-        if running:
-            reason = _collect(running, total, task, want, start, deadline, live)
+        if dealer.workers:
+            reason = _collect(dealer, total, task, want, start, deadline, live, shown)
         elif parts:  # the deadline passed before a worker started
             reason = TIME_LIMIT
     except KeyboardInterrupt:
@@ -140,55 +154,51 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     finally:
         stop.set()
         go.set()
-        if running and reason != "solution limit":  # keep what the workers searched until now
+        dealer.dealing = False
+        if reason in (TIME_LIMIT, INTERRUPTED):  # keep what the workers searched until now
             until = time.monotonic() + COLLECT_SECONDS
             if reason == TIME_LIMIT and deadline is not None:
                 until = min(until, deadline + LATE_SECONDS)
             with contextlib.suppress(KeyboardInterrupt):
-                _collect(running, total, task, None, start, until, live)
-        for process in running.values():  # every kill first: they exit side by side, not one by one
-            if process.pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(process.pid, signal.SIGKILL)
-        for receive, process in running.items():
-            if process.pid is not None:
-                process.join(timeout=5)
-            receive.close()
-    if reason or taken.value < len(parts):
+                _collect(dealer, total, task, None, start, until, live, shown)
+        dealer.close()
+    if reason or not dealer.finished:
         total.finished = False
     if not reason and not total.finished:
         reason = TIME_LIMIT  # the workers stopped at the limit on their own
     total.stopped = reason
+    total.lost, total.again = len(dealer.lost), len(dealer.redealt)
+    total.failed, total.notes = dealer.words(reason, "searched", "what was counted is a lower bound")
     total.seconds = time.monotonic() - start
     return total
 
 
-def _collect(running: dict[Any, Any], total: Outcome, task: Task, want: int | None, start: float,
-             deadline: float | None, live: Any = None) -> str:
-    """Merge outcomes as workers send them until every worker is done (``""``), ``want`` solutions are in
-    (``"solution limit"``) or ``deadline`` passes (:data:`TIME_LIMIT`); a worker that dies raises. Progress
+def _collect(dealer: Dealer, total: Outcome, task: Task, want: int | None, start: float, deadline: float | None,
+             live: Any, shown: list[int]) -> str:
+    """Merge outcomes as workers send them (the dealer deals the next parts), until every part is in (``""``),
+    ``want`` solutions are (``"solution limit"``), ``deadline`` passes (:data:`TIME_LIMIT`) or every worker has
+    died with parts left (:data:`LOST`); once the dealer stopped dealing, until no worker holds a part. Progress
     shows the merged outcomes plus every worker's ``live`` counts, never decreasing."""
-    shown = [0, 0]
-    while running:
+    while True:
+        if dealer.dealing and dealer.finished:
+            return ""
+        if not dealer.busy:
+            if not dealer.dealing:
+                return ""
+            if not dealer.workers:
+                return LOST
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             return TIME_LIMIT
-        for receive in wait(list(running), timeout=POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
-            try:
-                merge(total, receive.recv())
-            except EOFError:
-                process = running.pop(receive)
-                receive.close()
-                process.join(timeout=1)
-                if process.exitcode != 0:
-                    raise ChildDied(f"a native worker died (exit code {process.exitcode})") from None
+        for _, outcome in dealer.receive(POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
+            merge(total, outcome)
         if task.progress is not None:
-            counts = list(live or ())
-            shown = [max(shown[0], total.nodes + sum(counts[0::2])), max(shown[1], total.solutions + sum(counts[1::2]))]
+            counts = list(live)
+            shown[:] = [max(shown[0], total.nodes + sum(counts[0::2])),
+                        max(shown[1], total.solutions + sum(counts[1::2]))]
             task.progress({"nodes": shown[0], "solutions": shown[1], "elapsed": time.monotonic() - start})
         if want is not None and len(total.found) >= want:
             return "solution limit"
-    return ""
 
 
 def raw_progress(progress: Callable[[dict[str, float]], None], multiplier: int, cap: int | None = None
