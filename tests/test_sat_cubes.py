@@ -27,6 +27,7 @@ from pysat.solvers import Solver  # noqa: E402
 
 from edgematch.encodings.cnf import CnfOptions, encode  # noqa: E402
 from edgematch.solvers.cubes import literals, ordered, plan_cubes  # noqa: E402
+from tests.timing import timed
 
 # planted boards (mostly solvable) and plain random tiles (mostly not); kept small for the brute force
 SMALL = random_small_puzzles(48, seed=2424)
@@ -167,22 +168,22 @@ def test_two_workers_and_a_cluster_give_the_same_answers(client):
 
 
 def test_two_workers_keep_a_short_time_limit_on_a_hard_board():
-    began = time.monotonic()
-    result = edgematch.solve(HARD, backend="sat:cadical195", workers=2, time_limit=2, cubes=64)
-    took = time.monotonic() - began
+    with timed() as t:
+        result = edgematch.solve(HARD, backend="sat:cadical195", workers=2, time_limit=2, cubes=64)
     assert result.status is Status.TIMEOUT and result.message == "time limit"
-    assert took < 2 + 1.0  # the limit bounds everything (generously: not a timing test)
-    assert result.counters["cubes"] >= 64 and result.options["workers"] == 2
+    assert t.within(2, 1.0), t  # the limit bounds everything
+    planned = "cube_depth" in result.counters  # a busy machine may reach the limit before the plan is made
+    assert result.counters["cubes"] >= 64 if planned else result.counters["cubes"] == 0, result.counters
+    assert result.options["workers"] == 2
     assert no_process_left()
 
 
 def test_a_local_cluster_keeps_a_short_time_limit_on_a_hard_board():
     pytest.importorskip("dask.distributed")
-    began = time.monotonic()
-    result = get_backend("sat:cadical195").run(HARD, Task("first", 2, cluster="local:2", options={"cubes": 64}))
-    took = time.monotonic() - began
+    with timed() as t:
+        result = get_backend("sat:cadical195").run(HARD, Task("first", 2, cluster="local:2", options={"cubes": 64}))
     assert result.status is Status.TIMEOUT and result.options["cluster"] == "local:2"
-    assert took < 2 + 2.0
+    assert t.within(2, 2.0), t
     assert no_process_left()
 
 

@@ -165,7 +165,9 @@ class SatBackend(Backend):
 
         result = Result(
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
-            counters={**got.stats, **got.enc_stats, "boards": len(boards), **got.cube_stats},
+            # cubes: 0 until the plan is made (a limit that ends first leaves none, not a missing counter)
+            counters={**got.stats, **got.enc_stats, "boards": len(boards),
+                      **({"cubes": 0} if cubes is not None else {}), **got.cube_stats},
             options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS},
                      **({"cubes": cubes, "workers": task.workers} if cubes is not None else
                         {"workers": f"1 (one solver enumerates; {task.workers} asked)"} if task.workers > 1 else {})},
