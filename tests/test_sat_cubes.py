@@ -27,7 +27,7 @@ from pysat.solvers import Solver  # noqa: E402
 
 from edgematch.encodings.cnf import CnfOptions, encode  # noqa: E402
 from edgematch.solvers.cubes import literals, ordered, plan_cubes  # noqa: E402
-from tests.timing import timed
+from tests.timing import timed  # noqa: E402
 
 # planted boards (mostly solvable) and plain random tiles (mostly not); kept small for the brute force
 SMALL = random_small_puzzles(48, seed=2424)
