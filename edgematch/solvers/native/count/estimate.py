@@ -196,8 +196,8 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
     Every phase has its share of ``seconds`` and the probes run in short compiled slices, so the estimate
     keeps its time however large the tree: a batch probe whose exact subtree passes a cap (:data:`EXACT_CAP`
     or :data:`EXACT_SHARE` of the batches' time) walks on at random below it, still unbiased, and one still
-    under way at the deadline is left out. On Ctrl-C it raises :class:`~edgematch.errors.Interrupted` whose ``result`` is
-    the estimate from the batches done (None before the first)."""
+    under way at the deadline is left out. On Ctrl-C it raises :class:`~edgematch.errors.Interrupted` whose
+    ``result`` is the estimate from the batches done (None before the first)."""
     try:
         return _estimate_count(puzzle, seconds, seed, order)
     except KeyboardInterrupt as stop:
