@@ -28,6 +28,7 @@ BOARDS = [
     GeneratorSpec(4, 3, colours=3, rule="signed", seed=4),
     GeneratorSpec(5, 5, framed=True, border_colours=2, inner_colours=3, seed=5),
 ]
+E2_16 = GeneratorSpec(16, 16, like="e2", hint=True, seed=1)  # the flagship's shape: its estimate never returned
 
 
 def plain(tables):
@@ -130,3 +131,180 @@ def test_count_estimate_follows_the_order_asked_for_and_refuses_what_it_would_ig
                          (["-j", "2"], "--workers 2"), (["-O", "fc=on"], "--option"), (["--confirm"], "--confirm")):
         bad = runner.invoke(app, ["count", str(puzzle), "--estimate", *extra])
         assert bad.exit_code == 2 and named in bad.output and "Traceback" not in bad.output, (extra, bad.output)
+
+
+def test_probes_resume_between_slices_bit_for_bit(monkeypatch):
+    """em_probe returns after a node budget and resumes where it was (a probe's walk or its exact subtree):
+    slices of 1,000 nodes give exactly what one call gives (issue 39: one call held the process for good)."""
+    from edgematch.solvers.native.count import estimate as module
+
+    puzzle, _ = generate(BOARDS[0])
+    tables = build_tables(puzzle, "auto", symmetry=True)
+    asked = [(5, 0), (300, 3), (300, tables.positions)]  # whole trees, subtrees, plain walks
+    whole = [knuth(tables, probes=k, seed=5, exact_from=x) for k, x in asked]
+    monkeypatch.setattr(module, "FIRST_BUDGET", 1)
+    monkeypatch.setattr(module, "SLICE_SECONDS", 0.0)  # every later call: the least budget (1,000 nodes)
+    sliced = [knuth(tables, probes=k, seed=5, exact_from=x) for k, x in asked]
+    assert whole[0].nodes > 3 * 1_000  # each probe counts the whole tree: resumed inside it
+    assert sliced == whole
+
+
+@pytest.mark.parametrize("spec", BOARDS[2:4], ids=lambda s: f"{s.width}x{s.height}-{s.like or s.rule}-s{s.seed}")
+def test_probes_that_give_up_a_large_subtree_still_estimate_without_bias(spec):
+    """Past ``exact_cap`` nodes a probe walks on at random below its exact depth instead: the estimate stays
+    near the truth (whether a subtree passes the cap depends only on where the walk is)."""
+    puzzle, _ = generate(spec)
+    tables = build_tables(puzzle, "auto", symmetry=True)
+    truth = plain(tables)
+    capped = knuth(tables, probes=100_000, seed=3, exact_from=3, exact_cap=50)
+    assert 0 < capped.walked_on < capped.probes  # some subtrees counted, some given up
+    assert truth.nodes / 2 <= capped.nodes <= truth.nodes * 2
+    assert truth.solutions / 2 <= capped.boards <= truth.solutions * 2
+
+
+def test_a_deadline_cuts_the_probes_between_slices():
+    """Every probe counting the whole tree of a 16x16 E2-like board never ends; the deadline stops them."""
+    import time
+
+    puzzle, _ = generate(E2_16)
+    tables = build_tables(puzzle, "auto", symmetry=True)
+    start = time.perf_counter()
+    e = knuth(tables, probes=10, seed=1, exact_from=0, deadline=start + 0.2)
+    assert e.cut and e.probes == 0
+    assert time.perf_counter() - start < 10  # 0.2 s and a slice, on an idle machine
+
+
+def test_no_solution_met_is_said_rather_than_a_count_of_zero(tmp_path):
+    """A planted peak 8x8 has a solution the probes never meet: 'about 0 raw' read as a count (issue 39)."""
+    from edgematch.formats import write_puzzle
+
+    path = tmp_path / "peak.em"
+    write_puzzle(generate(GeneratorSpec(8, 8, like="peak", seed=1))[0], path)
+    shown = runner.invoke(app, ["info", str(path)], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0, shown.output
+    assert "about 0 raw" not in shown.output
+    assert "no solution met by" in shown.output and "at 95%" in shown.output
+    guess = edgematch.estimate(edgematch.read_puzzle(path), seconds=0.3)
+    assert guess.none_met and guess.met == 0 and 0 < guess.unmet_chance() < 1
+    counted = runner.invoke(app, ["count", str(path), "--estimate", "-t", "0.3"], env={"COLUMNS": "300"})
+    assert counted.exit_code == 0 and "no solution met by" in counted.output and "about 0 raw" not in counted.output
+
+
+# the CLI in a process of its own that says when the estimate's batches start (their first em_probe call)
+BATCHES_STARTED = """
+import os
+import signal
+import sys
+from edgematch.cli.main import run
+from edgematch.solvers.native.count import estimate
+
+probe = estimate.knuth
+
+
+def knuth(*args, **kwargs):
+    if kwargs.get("exact_cap"):
+        print("batches", file=sys.stderr, flush=True)
+        if os.environ.get("CTRL_C_AT_BATCHES"):
+            os.kill(os.getpid(), signal.SIGINT)
+    return probe(*args, **kwargs)
+
+
+estimate.knuth = knuth
+sys.argv = ["edgematch", *sys.argv[1:]]
+run()
+"""
+
+
+def _cli(folder, *args, env=None):
+    """``edgematch ARGS`` with Ctrl-C as a terminal gives it (SIGINT not ignored, its own session)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    err = folder / "err.txt"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-c", BATCHES_STARTED, *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=stderr, text=True, start_new_session=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200", **(env or {})})
+    return proc, err
+
+
+def _wait_for(err, word, proc, seconds=60.0):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while word not in err.read_text() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return word in err.read_text()
+
+
+def test_info_and_the_estimate_return_on_a_16x16_e2_board(tmp_path):
+    """They never returned on E2-like boards of 14x14 and up (issue 39): one compiled probe call counted a
+    subtree of ~1e30 nodes. Generous bounds for a loaded machine; idle: about 1 s each plus start-up."""
+    import time
+
+    from edgematch.formats import write_puzzle
+
+    path = tmp_path / "e2-16.em"
+    write_puzzle(generate(E2_16)[0], path)
+    for args, bound in ((["info", path], 30), (["count", path, "--estimate", "-t", "1", "--json"], 30)):
+        proc, err = _cli(tmp_path, *args)
+        start = time.monotonic()
+        try:
+            printed, _ = proc.communicate(timeout=bound + 30)
+        finally:
+            proc.kill()
+        took = time.monotonic() - start
+        assert proc.returncode == 0, (args, printed, err.read_text())
+        assert took < bound, (args, took)
+        if "--json" in args:
+            data = json.loads(printed)
+            assert data["probes"] > 0 and data["elapsed"] < 5 and data["met"] == 0
+        else:
+            assert "count estimate" in printed
+
+
+def test_ctrl_c_stops_the_estimate_with_exit_130_and_what_it_had(tmp_path):
+    """SIGINT during the batches (a 60 s estimate) stops it at once: exit 130, the estimate so far shown."""
+    import os
+    import signal
+    import time
+
+    from edgematch.formats import write_puzzle
+
+    path = tmp_path / "e2-16.em"
+    write_puzzle(generate(E2_16)[0], path)
+    proc, err = _cli(tmp_path, "count", path, "--estimate", "-t", "60")
+    try:
+        assert _wait_for(err, "batches", proc), err.read_text()  # without the fix: never (stuck before them)
+        time.sleep(0.5)  # into the batches' compiled slices
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        printed, _ = proc.communicate(timeout=20)
+        took = time.monotonic() - sent
+    finally:
+        proc.kill()
+    said = err.read_text()
+    assert proc.returncode == 130, (printed, said)
+    assert took < 5, took  # 0.3 s on an idle machine: a slice is about 0.02 s
+    assert "interrupted" in printed and "random probes" in printed, printed  # the batches done so far
+    assert "interrupted" in said and "Traceback" not in said, said
+
+
+def test_ctrl_c_during_info_shows_the_facts_and_exits_130(tmp_path):
+    """info keeps its table (without the estimate) on Ctrl-C (here the child's own, as its batches start)."""
+    from edgematch.formats import write_puzzle
+
+    path = tmp_path / "e2-16.em"
+    write_puzzle(generate(E2_16)[0], path)
+    proc, err = _cli(tmp_path, "info", path, env={"CTRL_C_AT_BATCHES": "1"})
+    try:
+        printed, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    said = err.read_text()
+    assert proc.returncode == 130, (printed, said)
+    assert "16 x 16" in printed and "count estimate" in printed and "interrupted" in printed, printed
+    assert "Traceback" not in said, said

@@ -164,3 +164,16 @@ def test_large_framed_boards_take_the_dynamic_order_for_a_first_solution_by_defa
     assert split.options["order"] == "row" and edgematch.check(big, split.solution).ok
     hinted = replace(big, hints=(Hint(0, *first.solution.cells[0]),))  # 99 free cells: below the threshold
     assert edgematch.solve(hinted, backend="native", time_limit=60).options["order"] != "dynamic"
+
+
+def test_the_dynamic_order_is_not_the_default_where_its_tables_outlast_a_limit():
+    """Its tables cost about 6x the static order's; on 250x250 building them took 76 s of a 1 s limit (issue
+    39), so auto keeps the static order beyond DYNAMIC_UP_TO free cells."""
+    from edgematch.solvers.native import DYNAMIC_UP_TO, dynamic_by_default
+
+    at, _ = generate(GeneratorSpec(20, 20, like="e2", seed=1))
+    past, _ = generate(GeneratorSpec(21, 21, like="e2", seed=1))
+    assert at.size - len(at.hints) <= DYNAMIC_UP_TO < past.size - len(past.hints)
+    assert dynamic_by_default(at) and not dynamic_by_default(past)
+    result = edgematch.solve(past, backend="native", time_limit=0.5)
+    assert result.options["order"] != "dynamic"

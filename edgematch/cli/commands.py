@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from edgematch import formats as fmt
-from edgematch.cli.app import EXIT_INVALID, app, err, out, reported
+from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
 from edgematch.core.analysis import facts, format_count
 from edgematch.core.checker import check
 from edgematch.core.generator import FAMILIES, GeneratorSpec, generate, preset_conflict, random_tiles
@@ -282,16 +282,35 @@ def info_cmd(
         puzzles = [(path, fmt.read_puzzle(path, format)) for path in files]
     if as_json:
         rows = []
+        interrupted = False
         for path, puzzle in puzzles:
             f = facts(puzzle)
             expected = f.expected_solutions if math.isfinite(f.expected_solutions) else None
-            guess = _count_estimate(puzzle, len(puzzles))
+            try:
+                guess = _count_estimate(puzzle, len(puzzles))
+            except KeyboardInterrupt:  # keep the facts found: this file's without its estimate
+                guess, interrupted = None, True
             rows.append(dict(asdict(f), file=str(path), expected_solutions=expected,
                              count_estimate=guess.as_dict() if guess is not None else None))
+            if interrupted:
+                break
         sys.stdout.write(json.dumps(rows if len(rows) > 1 else rows[0], indent=2) + "\n")
+        if interrupted:
+            _interrupted()
         return
     for path, puzzle in puzzles:
-        out.print(_info_table(path, puzzle, len(puzzles)))
+        try:
+            table = _info_table(path, puzzle, len(puzzles))
+        except InfoInterrupted as stop:
+            out.print(stop.table)
+            _interrupted()
+        out.print(table)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: say so and exit 130, after what was found is shown."""
+    err.print("[yellow]interrupted[/]")
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _info_table(path: Path, puzzle: Puzzle, files: int = 1) -> Table:
@@ -326,15 +345,34 @@ def _info_table(path: Path, puzzle: Puzzle, files: int = 1) -> Table:
         row("self-symmetric", "none")
     row("arrangements", format_count(f.log10_arrangements))
     row("expected solutions", f"{format_count(f.log10_expected_solutions)} (random puzzle of this shape)")
-    guess = _count_estimate(puzzle, files)
+    try:
+        guess = _count_estimate(puzzle, files)
+    except KeyboardInterrupt:
+        row("count estimate", "interrupted")
+        raise InfoInterrupted(table) from None
     if guess is not None and guess.probes == 0:  # a small tree: counted
         row("count", f"{guess.raw:,.0f} raw, {guess.distinct:,.0f} distinct (this puzzle, counted: a tree of "
                      f"{guess.nodes:,.0f} nodes)")
     elif guess is not None:
-        row("count estimate", f"about {guess.raw:.2g} raw, {guess.distinct:.2g} distinct (this puzzle: "
-                              f"{guess.probes:,} random probes; a count's tree of about {guess.nodes:.2g} nodes, "
+        found = f"{none_met_text(guess)} (this puzzle" if guess.none_met else \
+            f"about {guess.raw:.2g} raw, {guess.distinct:.2g} distinct (this puzzle: {guess.probes:,} random probes"
+        row("count estimate", f"{found}; a count's tree of about {guess.nodes:.2g} nodes, "
                               f"about {guess.seconds:.2g} s on one core; count --estimate says more)")
     return table
+
+
+class InfoInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``info``'s estimate: ``table`` holds the facts found before it."""
+
+    def __init__(self, table: Table):
+        self.table = table
+
+
+def none_met_text(guess: Any) -> str:
+    """What probes that met no board say (``guess`` a ``CountEstimate`` with ``none_met``): not a count of
+    0, but the chance of a probe meeting one that they bound."""
+    return (f"no solution met by {guess.probes:,} random probes (a probe meets one less than 1 time in "
+            f"{1 / guess.unmet_chance():,.0f}, at 95%): too rare to estimate, which is not none")
 
 
 INFO_ESTIMATE_SECONDS = 1.0  # for all the files of one info call together (at least 0.05 s each)

@@ -29,7 +29,7 @@ from rich.text import Text
 
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, app, err, out, reported
-from edgematch.cli.commands import FormatOpt, emit
+from edgematch.cli.commands import FormatOpt, emit, none_met_text
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, Interrupted, MissingDependencyError, UsageError
 from edgematch.formats.source import writable
@@ -200,15 +200,27 @@ def estimate_ignores(backend: str, workers: int, options: list[str] | None, clus
 
 
 def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | None, as_json: bool) -> None:
-    """``count --estimate``: what the count would find and cost, as a table or JSON."""
+    """``count --estimate``: what the count would find and cost, as a table or JSON. On Ctrl-C the estimate
+    from the batches done so far (if any) is shown before ``interruptible`` says so and exits 130."""
     from edgematch.solvers import estimate
     from edgematch.solvers.api import seconds_problem
 
     if seconds is not None and (problem := seconds_problem(seconds)):
         raise UsageError(f"time limit {problem}")  # as every other command says it
-    e = estimate(puzzle, seconds if seconds is not None else 1.0, order="auto" if order is None else order)
+    try:
+        e = estimate(puzzle, seconds if seconds is not None else 1.0, order="auto" if order is None else order)
+    except Interrupted as stop:
+        if stop.result is not None:
+            _show_estimate(stop.result, file, as_json, interrupted=True)
+        raise
+    _show_estimate(e, file, as_json)
+
+
+def _show_estimate(e: Any, file: Path, as_json: bool, interrupted: bool = False) -> None:
+    """The estimate ``e`` (a ``CountEstimate``) as a table or JSON; ``interrupted``: by Ctrl-C, from fewer
+    probes than the time allowed."""
     if as_json:
-        print_json(e.as_dict())
+        print_json({**e.as_dict(), **({"interrupted": True} if interrupted else {})})
         return
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan")
@@ -220,9 +232,12 @@ def _estimate(puzzle: Puzzle, file: Path, seconds: float | None, order: str | No
     how = f"{e.probes:,} random probes of the native count's tree" if e.probes else \
         "so small a tree that it was counted: these are exact"
     table.add_row("estimate", f"{file} ({'not counted' if e.probes else 'counted'}): {how} ({e.order} order) "
-                              f"in {e.elapsed:.2f} s")
-    table.add_row("solutions", f"about {about(e.raw)} raw (batches: {about(e.raw_low)} to {about(e.raw_high)})")
-    table.add_row("distinct", f"about {about(e.distinct)} (up to turning the board)")
+                              f"in {e.elapsed:.2f} s" + (" (interrupted)" if interrupted else ""))
+    if e.none_met:
+        table.add_row("solutions", none_met_text(e))
+    else:
+        table.add_row("solutions", f"about {about(e.raw)} raw (batches: {about(e.raw_low)} to {about(e.raw_high)})")
+        table.add_row("distinct", f"about {about(e.distinct)} (up to turning the board)")
     table.add_row("search", f"about {about(e.nodes)} nodes (batches: {about(e.nodes_low)} to {about(e.nodes_high)})")
     rate = e.nodes_per_second
     table.add_row("time", f"about {_duration(e.seconds)} on one core at {rate / 1e6:.1f} M nodes/s (measured "

@@ -112,11 +112,16 @@ def best_search(puzzle: Puzzle, options: dict) -> str:
 # 10x10 c6 3/5 solved against 2/5, 12x12 c6 3/5 against 2/5; framed 7x7 c6 1.2 s against 0.3 s and 7x7 c7, 8x8 c8
 # no better: on small boards its slower nodes (5 M/s against 25-60 M/s) cost more than its smaller tree saves)
 DYNAMIC_FROM = 100
+# and up to which: its tables (every cell's keys for each set of placed neighbours) take about 6x the static
+# order's to build and each of its nodes scans every open cell, so on big boards the set-up alone outlasts a time
+# limit (issue 39: 250x250 spent 76 s building them for -t 1; one core, loaded: 20x20 0.65 s against 0.10 s,
+# 32x32 1.7 s against 0.3 s, 50x50 4.3 s against 0.7 s); gains were measured up to 12x12
+DYNAMIC_UP_TO = 400
 
 
 def dynamic_by_default(puzzle: Puzzle) -> bool:
     """Whether ``order=auto`` means the dynamic order for a first solution of ``puzzle``."""
-    return puzzle.frame is not None and puzzle.size - len(puzzle.hints) >= DYNAMIC_FROM
+    return puzzle.frame is not None and DYNAMIC_FROM <= puzzle.size - len(puzzle.hints) <= DYNAMIC_UP_TO
 
 
 # nodes per Luby unit (10-25 ms here), between the two best measured: the default suite's framed 8x8 boards
@@ -133,7 +138,7 @@ class NativeBackend(Backend):
     options = ("order", "values", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start",
                "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
-                         f"{DYNAMIC_FROM}+ free cells)",
+                         f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
                           "first), else index (the file's tile order)", "symmetry": "on", "fc": "off", "bounds": "off",
                 "match": "off",

@@ -35,7 +35,7 @@ enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
 /* Bumped when the signature of an exported loop (em_search, em_propagate, ...) changes; kernels.py refuses a
  * library built from another. */
-EM_EXPORT int64_t em_abi_version(void) { return 5; }
+EM_EXPORT int64_t em_abi_version(void) { return 6; }
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
@@ -473,10 +473,27 @@ EM_EXPORT int64_t em_propagate(
  * estimate of the number of nodes at that depth, and at the last depth of the number of solutions (boards).
  * From depth `exact_from` on (P: never) a probe counts the subtree below its path exactly instead and adds
  * it times its weight, still unbiased, with far less spread where solutions are rare deep in the tree.
- * Same tables and node meaning as em_search (a node is one placement). `type_left` and `placed` are
- * restored after each probe. Outputs: level[d] += weight at depth d (summed over probes, random part only);
- * stats[0..3] += per-probe tree size, its square, per-probe boards, its square; stats[4] += depth reached.
- * `scratch` holds at least as many entries as there are candidates. */
+ * Same tables and node meaning as em_search (a node is one placement).
+ *
+ * Resumable, as em_search: a call runs until `probes` probes are done (FINISHED) or until it has spent
+ * `budget` nodes (random steps and exact nodes alike; BUDGET), so one call returns within a bounded slice
+ * however large an exact subtree is, and the driver (count/estimate.py) reads its clock and Ctrl-C between
+ * calls. An exact subtree that takes more than `exact_cap` nodes (0: no cap) is given up and the probe walks
+ * on at random from the same depth instead: whether a subtree passes the cap depends only on the node the
+ * walk reached (the search's order is fixed), and both ways estimate its subtree without bias, so the
+ * estimate stays unbiased while no probe can hold the batches for long (stats[6] counts such probes).
+ * A probe in progress is carried over in `state` (P_* slots), `acc` (its weight, size, boards and its exact
+ * subtree's nodes and boards so far) and picks/ptr/end (the walk's picks at depths below the exact depth,
+ * the exact search's stack from it); state all zero starts afresh from `seed`. `type_left` and
+ * `placed` are restored after each probe done (a probe abandoned between calls leaves them in use).
+ * Outputs: level[d] += weight at depth d (random part only); stats[0..3] += per-probe tree size, its square,
+ * per-probe boards, its square; stats[4] += depth the walk reached (where exact counting began); stats[5] += 1
+ * for a probe that met a board; stats[6] += 1 for a probe whose exact subtree passed the cap.
+ * `scratch` holds at least as many entries as there are candidates; ptr and end at least P. */
+enum { P_DONE = 0, P_PHASE = 1, P_DEPTH = 2, P_FROM = 3, P_AT = 4, P_RNG = 5, P_PLAIN = 6, P_SLOTS = 7 };
+enum { PHASE_NEW = 0, PHASE_WALK = 1, PHASE_EXACT = 2 };
+enum { A_WEIGHT = 0, A_SIZE = 1, A_SOLS = 2, A_NODES = 3, A_BOARDS = 4 };
+
 typedef struct {
     const uint32_t *order; int64_t P;
     const uint32_t *key_a, *key_b, *base, *extra_n, *extra_src, *extra_side; int64_t extra_cols;
@@ -502,22 +519,6 @@ static inline void probe_place(const probe_t *g, int64_t d, int64_t i) {
     for (int s = 0; s < 4; s++) g->placed[cell + s] = g->cand_edge[i * 4 + s];
 }
 
-/* Every node and board below depth d, given what is placed (depth-first; depth at most P). */
-static void probe_exact(const probe_t *g, int64_t d, double *nodes, double *boards) {
-    const uint64_t b = probe_bucket(g, d);
-    for (int64_t i = g->tab_start[b]; i < (int64_t)g->tab_end[b]; i++) {
-        if (!probe_fits(g, d, i)) continue;
-        *nodes += 1.0;
-        if (d == g->P - 1) {
-            *boards += 1.0;
-            continue;
-        }
-        probe_place(g, d, i);
-        probe_exact(g, d + 1, nodes, boards);
-        g->type_left[g->cand_type[i]] += 1;
-    }
-}
-
 static inline uint64_t probe_next(uint64_t *s) { /* xorshift64* */
     uint64_t x = *s;
     x ^= x >> 12;
@@ -527,7 +528,7 @@ static inline uint64_t probe_next(uint64_t *s) { /* xorshift64* */
     return x * 2685821657736338717ULL;
 }
 
-EM_EXPORT void em_probe(
+EM_EXPORT int64_t em_probe(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
     const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
@@ -535,45 +536,130 @@ EM_EXPORT void em_probe(
     const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
     const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge, uint32_t width32,
     int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, uint32_t *EM_RESTRICT picks,
-    uint32_t *EM_RESTRICT scratch, int64_t probes, uint64_t seed, int64_t exact_from, double *EM_RESTRICT level,
-    double *EM_RESTRICT stats)
+    uint32_t *EM_RESTRICT scratch, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
+    int64_t probes, uint64_t seed, int64_t exact_from, int64_t exact_cap, int64_t budget,
+    int64_t *EM_RESTRICT state, double *EM_RESTRICT acc, double *EM_RESTRICT level, double *EM_RESTRICT stats)
 {
     const probe_t g = {order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols,
                        tab_start, tab_end, cand_type, cand_edge, width32, type_left, placed};
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
-    if (rng == 0) rng = 1;
-    for (int64_t k = 0; k < probes; k++) {
-        double weight = 1.0, size = 0.0, sols = 0.0;
-        int64_t d = 0;
-        for (; d < P; d++) {
-            if (d >= exact_from) {
-                double nodes = 0.0, boards = 0.0;
-                probe_exact(&g, d, &nodes, &boards);
-                size += weight * nodes;
-                sols += weight * boards;
-                break;
-            }
-            const uint64_t b = probe_bucket(&g, d);
-            int64_t fit = 0;
-            for (int64_t i = tab_start[b]; i < (int64_t)tab_end[b]; i++)
-                if (probe_fits(&g, d, i)) scratch[fit++] = (uint32_t)i;
-            if (fit == 0) break;
-            weight *= (double)fit;
-            level[d] += weight;
-            size += weight;
-            const uint32_t i = scratch[probe_next(&rng) % (uint64_t)fit];
-            picks[d] = i;
-            probe_place(&g, d, i);
-            if (d == P - 1) sols = weight;
+    uint64_t rng = (uint64_t)state[P_RNG];
+    if (rng == 0) {
+        rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+        if (rng == 0) rng = 1;
+    }
+    int64_t k = state[P_DONE], phase = state[P_PHASE], d = state[P_DEPTH], x = state[P_FROM], at = state[P_AT];
+    int64_t plain = state[P_PLAIN]; /* this probe's exact part passed the cap: it walks to the end */
+    int64_t spent = 0, code = FINISHED;
+    if (P <= 0) k = probes;
+    while (k < probes) {
+        if (phase == PHASE_NEW) {
+            acc[A_WEIGHT] = 1.0;
+            acc[A_SIZE] = acc[A_SOLS] = acc[A_NODES] = acc[A_BOARDS] = 0.0;
+            d = 0;
+            plain = 0;
+            phase = PHASE_WALK;
         }
+        int done = 0, again = 0; /* the probe ends in this pass; it walks on after its exact part's cap */
+        if (phase == PHASE_WALK) {
+            double weight = acc[A_WEIGHT];
+            for (;;) {
+                if (d >= P) { done = 1; break; }
+                if (d >= exact_from && !plain) { /* count the subtree below the path exactly, from depth d */
+                    x = at = d;
+                    const uint64_t b = probe_bucket(&g, d);
+                    ptr[d] = tab_start[b];
+                    end[d] = tab_end[b];
+                    phase = PHASE_EXACT;
+                    break;
+                }
+                if (spent >= budget) break;
+                const uint64_t b = probe_bucket(&g, d);
+                int64_t fit = 0;
+                for (int64_t i = tab_start[b]; i < (int64_t)tab_end[b]; i++)
+                    if (probe_fits(&g, d, i)) scratch[fit++] = (uint32_t)i;
+                if (fit == 0) { done = 1; break; }
+                spent++;
+                weight *= (double)fit;
+                level[d] += weight;
+                acc[A_SIZE] += weight;
+                const uint32_t i = scratch[probe_next(&rng) % (uint64_t)fit];
+                picks[d] = i;
+                probe_place(&g, d, i);
+                if (d == P - 1) acc[A_SOLS] = weight;
+                d++;
+            }
+            acc[A_WEIGHT] = weight;
+        }
+        if (phase == PHASE_EXACT) { /* the exact search's stack: picks, ptr, end at depths x .. at */
+            double nodes = acc[A_NODES], boards = acc[A_BOARDS];
+            for (;;) {
+                int64_t i = ptr[at];
+                const int64_t e = end[at];
+                while (i < e && !probe_fits(&g, at, i)) i++;
+                if (i >= e) {
+                    ptr[at] = (uint32_t)i;
+                    if (at == x) { done = 1; break; }
+                    at--;
+                    type_left[cand_type[picks[at]]] += 1;
+                    continue;
+                }
+                if (spent >= budget) break; /* resumes at this candidate */
+                if (exact_cap > 0 && nodes >= exact_cap) { /* give the subtree up: walk on from depth x */
+                    for (int64_t q = x; q < at; q++) type_left[cand_type[picks[q]]] += 1;
+                    nodes = boards = 0.0;
+                    plain = 1;
+                    stats[6] += 1.0;
+                    d = x;
+                    phase = PHASE_WALK;
+                    again = 1;
+                    break;
+                }
+                ptr[at] = (uint32_t)(i + 1);
+                spent++;
+                nodes += 1.0;
+                if (at == P - 1) {
+                    boards += 1.0;
+                    continue;
+                }
+                picks[at] = (uint32_t)i;
+                probe_place(&g, at, i);
+                at++;
+                const uint64_t b = probe_bucket(&g, at);
+                ptr[at] = tab_start[b];
+                end[at] = tab_end[b];
+            }
+            acc[A_NODES] = nodes;
+            acc[A_BOARDS] = boards;
+            if (done) {
+                acc[A_SIZE] += acc[A_WEIGHT] * nodes;
+                acc[A_SOLS] += acc[A_WEIGHT] * boards;
+            }
+        }
+        if (again) continue;
+        if (!done) {
+            code = BUDGET;
+            break;
+        }
+        const double size = acc[A_SIZE], sols = acc[A_SOLS];
         stats[0] += size;
         stats[1] += size * size;
         stats[2] += sols;
         stats[3] += sols * sols;
         stats[4] += (double)d;
-        const int64_t placed_to = d < P ? d : P;
+        stats[5] += sols > 0.0;
+        const int64_t placed_to = d < P ? d : P; /* the walk's placements (the exact part lifted its own) */
         for (int64_t q = 0; q < placed_to; q++) type_left[cand_type[picks[q]]] += 1; /* placed[] is rewritten before read */
+        phase = PHASE_NEW;
+        k++;
     }
+    state[P_DONE] = k;
+    state[P_PHASE] = phase;
+    state[P_DEPTH] = d;
+    state[P_FROM] = x;
+    state[P_AT] = at;
+    state[P_RNG] = (int64_t)rng;
+    state[P_PLAIN] = plain;
+    return code;
 }
 
 /* ---------------------------------------------------------------------------------------------------------

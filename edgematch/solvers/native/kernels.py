@@ -48,7 +48,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 5  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 6  # em_abi_version() of the ckernel.c this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -130,15 +130,16 @@ def c_library() -> Any:
         A,  # counters
     ]
     probe = lib.em_probe
-    probe.restype = None
+    probe.restype = ctypes.c_int64
     probe.argtypes = [
         A, N,  # order, P
         A, A, A,  # key_a, key_b, base
         A, A, A, N,  # extra_n, extra_src, extra_side, extra_cols
         A, A,  # tab_start, tab_end
         A, A, ctypes.c_uint32,  # cand_type, cand_edge, width
-        A, A, A, A,  # type_left, placed, picks, scratch
-        N, ctypes.c_uint64, N, A, A,  # probes, seed, exact_from, level, stats
+        A, A, A, A, A, A,  # type_left, placed, picks, scratch, ptr, end
+        N, ctypes.c_uint64, N, N, N,  # probes, seed, exact_from, exact_cap, budget
+        A, A, A, A,  # state, acc, level, stats
     ]
     memo = lib.em_memo
     memo.restype = ctypes.c_int64

@@ -119,22 +119,31 @@ Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows
 
 
 def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...], int, int], norm_ids: dict[int, int],
-               free: int, rank: list[float] | None = None, classes: list[tuple[int, ...]] | None = None,
+               free: int, rank: list[float] | None = None, by_class: dict[tuple[int, ...], list[Shown]] | None = None,
                ) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
     """The placements of ``shown`` that fit a combo's cell class, each with the norm label ids it shows on the
     combo's two key sides (``free`` for a side it has not), sorted by those: a candidate table's rows. Within a
-    bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given. ``classes``: each
-    placement's :func:`shows_class`, when the caller has them (a big board has many combos to build)."""
+    bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given. ``by_class``
+    (:func:`shown_by_class` of ``shown``) saves classifying every placement again for each combo."""
     klass, side_a, side_b = combo
     rows = []
-    for i, (t, r, edges) in enumerate(shown):
-        if (shows_class(puzzle, edges) if classes is None else classes[i]) != klass:
+    for t, r, edges in (shown if by_class is None else by_class.get(klass, ())):
+        if by_class is None and shows_class(puzzle, edges) != klass:
             continue
         la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
         lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
         rows.append((la, lb, t, r, edges))
     rows.sort(key=lambda x: (x[0], x[1]) if rank is None else (x[0], x[1], rank[x[2]]))
     return rows
+
+
+def shown_by_class(puzzle: Puzzle, shown: list[Shown]) -> dict[tuple[int, ...], list[Shown]]:
+    """``shown`` split by the cell class each placement fits, each part in ``shown``'s order: one pass, where
+    classifying every placement for each combo took half of building a big board's tables (issue 39)."""
+    parts: dict[tuple[int, ...], list[Shown]] = {}
+    for item in shown:
+        parts.setdefault(shows_class(puzzle, item[2]), []).append(item)
+    return parts
 
 
 VALUES = ("index", "rare")
@@ -322,8 +331,9 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     cand: list[tuple[int, int, tuple[int, ...]]] = []
     tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
     tab_end = np.zeros_like(tab_start)
+    parts = shown_by_class(puzzle, shown)
     for key, k in combos.items():
-        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, rank):
+        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, rank, parts):
             if tab_end[k, la, lb] == 0:
                 tab_start[k, la, lb] = len(cand)
             cand.append((t, r, edges))

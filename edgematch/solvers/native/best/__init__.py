@@ -34,7 +34,16 @@ from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, whole
 from edgematch.solvers.native.search import luby
-from edgematch.solvers.native.tables import Tables, _ids, cell_class, combo_rows, norm, position_keys, shows_class
+from edgematch.solvers.native.tables import (
+    Tables,
+    _ids,
+    cell_class,
+    combo_rows,
+    norm,
+    position_keys,
+    shown_by_class,
+    shows_class,
+)
 
 START = 0.6
 UNIT = 5_000_000
@@ -177,7 +186,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     types = tile_types(puzzle)
     hinted = types.hinted
     shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
-    classes = [shows_class(puzzle, e) for _, _, e in shown]  # once, not once per combo (40x40: 9 combos)
+    by_class = shown_by_class(puzzle, shown)  # once, not once per combo
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
@@ -206,7 +215,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     for key, k in combos.items():
         base = len(cand)
         cstart[k] = base
-        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, classes=classes):
+        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, by_class=by_class):
             i = len(cand)
             if ab_e[(k * width + la) * width + lb] == 0:
                 ab_s[(k * width + la) * width + lb] = i
@@ -247,7 +256,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
     class_cands = []
     for klass in class_ids:
-        mine = [(t, r, e) for (t, r, e), k in zip(shown, classes, strict=True) if k == klass]
+        mine = by_class.get(klass, [])
         class_cands.append((np.array([t for t, _, _ in mine], np.int64), np.array([r for _, r, _ in mine], np.int64),
                             np.array([ids_of[t, r] for t, r, _ in mine], np.int64).reshape(-1, 4)))
     return BestTables(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgematch.core.model import Puzzle
-from edgematch.errors import BackendError
+from edgematch.errors import BackendError, Interrupted
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, build_tables
 
@@ -27,12 +27,19 @@ BATCHES = 10  # independent batches, for the spread
 PILOT = 2_000  # plain probes that measure the levels first
 TRIAL = 20  # probes that try the exact depth before the batches
 SMALL_TREE = 100_000  # nodes (by the pilot) below which the estimate counts the whole tree instead
+SLICE_SECONDS = 0.02  # about this long per call of em_probe: the clock and Ctrl-C are read between calls
+EXACT_CAP = 50 * SUBTREE  # nodes after which a probe gives its exact subtree up and walks on (still unbiased),
+EXACT_SHARE = 0.1  # or this share of the batches' time at the measured rate, if more
+FIRST_BUDGET = 20_000  # nodes of the first call, before its rate is known
 
 
 @dataclass(frozen=True)
 class TreeEstimate:
     """Mean per probe of the tree's size (nodes) and its boards (type-level solutions), with standard errors,
-    the nodes each depth holds, and the depth from which probes counted exactly (``positions``: never)."""
+    the nodes each depth holds, and the depth from which probes counted exactly (``positions``: never).
+    ``probes`` counts the probes done; ``cut``: the deadline came before all that were asked for were done
+    (a probe in progress then is left out); ``met``: probes that met a board; ``walked_on``: probes whose
+    exact subtree passed the cap, so they walked on at random below it."""
 
     probes: int
     nodes: float
@@ -43,6 +50,9 @@ class TreeEstimate:
     positions: int
     levels: tuple[float, ...] = ()
     exact_from: int = 0
+    cut: bool = False
+    met: int = 0
+    walked_on: int = 0
 
 
 def _mean_se(total: float, squares: float, k: int) -> tuple[float, float]:
@@ -51,9 +61,16 @@ def _mean_se(total: float, squares: float, k: int) -> tuple[float, float]:
     return mean, math.sqrt(var / k) if k > 1 else float("inf")
 
 
-def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int | None = None) -> TreeEstimate:
+def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int | None = None,
+          deadline: float | None = None, at_least: int = 0, exact_cap: int = 0) -> TreeEstimate:
     """Estimate the plain search's tree over ``tables`` (their fill order) from ``probes`` random probes, each
-    counting exactly below depth ``exact_from`` (default: never)."""
+    counting exactly below depth ``exact_from`` (default: never) unless that takes more than ``exact_cap``
+    nodes (0: no cap), when it walks on at random instead (unbiased either way: see ``em_probe``).
+
+    ``em_probe`` runs in slices of about :data:`SLICE_SECONDS` (a node budget per call), so an exact subtree
+    of any size never holds the process: between slices Ctrl-C raises as usual, and past ``deadline`` (a
+    ``time.perf_counter()`` value) the probes stop with those done (``cut``), once ``at_least`` are done.
+    Ctrl-C raises :class:`~edgematch.errors.Interrupted` whose ``result`` is the estimate of the probes done."""
     lib = kernels.c_library()
     if lib is None:
         raise BackendError(f"the tree estimate needs the C kernel: {kernels.c_problem()}")
@@ -63,22 +80,46 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
     type_left = np.array(tables.type_count, np.int32)
     placed = np.array(tables.placed0, np.uint32)
     picks = np.zeros(max(P, 1), np.uint32)
+    ptr = np.zeros(max(P, 1), np.uint32)
+    end = np.zeros(max(P, 1), np.uint32)
     scratch = np.zeros(max(len(tables.cand_type), 1), np.uint32)
+    state = np.zeros(6, np.int64)  # probes done, phase, walk depth, exact depth, its stack's top, random state
+    acc = np.zeros(5, np.float64)  # the probe in progress: weight, size, boards, exact nodes and boards
     level = np.zeros(max(P, 1), np.float64)
-    stats = np.zeros(5, np.float64)
-    if P > 0 and probes > 0:
-        lib.em_probe(
-            a["order"].ctypes.data, P, a["key_a"].ctypes.data, a["key_b"].ctypes.data, a["base"].ctypes.data,
+    stats = np.zeros(7, np.float64)
+    head = (a["order"].ctypes.data, P, a["key_a"].ctypes.data, a["key_b"].ctypes.data, a["base"].ctypes.data,
             a["extra_n"].ctypes.data, a["extra_src"].ctypes.data, a["extra_side"].ctypes.data,
             a["extra_src"].shape[1], a["tab_start"].ctypes.data, a["tab_end"].ctypes.data,
             a["cand_type"].ctypes.data, a["cand_edge"].ctypes.data, tables.free_label + 1,
             type_left.ctypes.data, placed.ctypes.data, picks.ctypes.data, scratch.ctypes.data,
-            probes, seed & (2**64 - 1), exact, level.ctypes.data, stats.ctypes.data)
-    k = max(probes, 1)
-    nodes, nodes_se = _mean_se(stats[0], stats[1], k)
-    boards, boards_se = _mean_se(stats[2], stats[3], k)
-    return TreeEstimate(probes, nodes, nodes_se, boards, boards_se, stats[4] / k, P,
-                        tuple(float(x) / k for x in level[:P]), exact)
+            ptr.ctypes.data, end.ctypes.data, probes, seed & (2**64 - 1), exact, max(0, exact_cap))
+    tail = (state.ctypes.data, acc.ctypes.data, level.ctypes.data, stats.ctypes.data)
+
+    def so_far(cut: bool) -> TreeEstimate:
+        done = int(state[0])
+        k = max(done, 1)
+        started = max(done + (1 if cut and state[1] != 0 else 0), 1)  # walk levels include a probe left out
+        nodes, nodes_se = _mean_se(stats[0], stats[1], k)
+        boards, boards_se = _mean_se(stats[2], stats[3], k)
+        return TreeEstimate(done, nodes, nodes_se, boards, boards_se, stats[4] / k, P,
+                            tuple(float(x) / started for x in level[:P]), exact, cut, int(stats[5]), int(stats[6]))
+
+    if P > 0 and probes > 0:
+        budget = FIRST_BUDGET
+        try:
+            while True:
+                t0 = time.perf_counter()
+                code = lib.em_probe(*head, budget, *tail)
+                if code == kernels.FINISHED:
+                    break
+                now = time.perf_counter()
+                if deadline is not None and now >= deadline and state[0] >= at_least:
+                    return so_far(True)
+                if now > t0:  # about SLICE_SECONDS a call at the rate of the last one
+                    budget = int(min(max(budget * SLICE_SECONDS / (now - t0), 1_000), 50_000_000))
+        except KeyboardInterrupt:  # the probes done so far go with it
+            raise Interrupted(so_far(True)) from None
+    return so_far(False)
 
 
 def exact_depth(levels: tuple[float, ...], subtree: float = SUBTREE) -> int:
@@ -102,7 +143,9 @@ def exact_depth(levels: tuple[float, ...], subtree: float = SUBTREE) -> int:
 class CountEstimate:
     """What a count of a puzzle would find and cost, from :func:`estimate_count`. ``low``/``high`` are the
     smallest and largest of the batches' means: the spread to expect, not a confidence bound. ``probes`` 0:
-    the tree was so small that it was counted, and every figure is exact."""
+    the tree was so small that it was counted, and every figure is exact. ``met``: the probes that met a
+    board; with none (``raw`` 0 of a tree not counted) the probes say only that boards are rarer than they
+    can see (:meth:`unmet_chance`), not that there are none."""
 
     nodes: float
     nodes_low: float
@@ -118,9 +161,20 @@ class CountEstimate:
     positions: int
     order: str
     elapsed: float
+    met: int = 0
 
     def as_dict(self) -> dict[str, float | int | str]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @property
+    def none_met(self) -> bool:
+        """Probes ran (the tree was not counted) and none met a board: ``raw`` 0 is then no count."""
+        return self.probes > 0 and self.met == 0
+
+    def unmet_chance(self) -> float:
+        """The chance of one probe meeting a board that ``probes`` probes meeting none bounds at 95%
+        (1 - 0.05^(1/probes), about 3 / probes): the bound such probes give."""
+        return 1.0 - 0.05 ** (1.0 / self.probes) if self.probes > 0 else 1.0
 
 
 def _rate(tables: Tables, seconds: float) -> float:
@@ -129,13 +183,30 @@ def _rate(tables: Tables, seconds: float) -> float:
 
     search = Search(tables)
     outcome = drive(search, seconds)
+    if outcome.stopped == "interrupted":  # drive keeps what it had on Ctrl-C; the estimate stops
+        raise KeyboardInterrupt
     return outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
 
 
 def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: str = "auto") -> CountEstimate:
     """Estimate ``edgematch count`` on ``puzzle`` (native, its count's tables) in about ``seconds``: a pilot
-    of plain probes measures the levels, then batches of probes that count exactly below a depth, and a short
-    run of the count itself measures its node rate."""
+    of plain probes measures the levels, trials pick the depth from which probes count exactly, then batches
+    of such probes, and a short run of the count itself measures its node rate.
+
+    Every phase has its share of ``seconds`` and the probes run in short compiled slices, so the estimate
+    keeps its time however large the tree: a batch probe whose exact subtree passes a cap (:data:`EXACT_CAP`
+    or :data:`EXACT_SHARE` of the batches' time) walks on at random below it, still unbiased, and one still
+    under way at the deadline is left out. On Ctrl-C it raises :class:`~edgematch.errors.Interrupted` whose
+    ``result`` is the estimate from the batches done (None before the first)."""
+    try:
+        return _estimate_count(puzzle, seconds, seed, order)
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Interrupted) and isinstance(stop.result, CountEstimate):
+            raise
+        raise Interrupted(None) from None  # before the batches: nothing to show
+
+
+def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> CountEstimate:
     start = time.perf_counter()
     tables = build_tables(puzzle, order, symmetry=True)
     P = tables.positions
@@ -143,35 +214,78 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
     turns = tables.turn_src.shape[0] + 1  # board turns the canonical test tells apart (1: folded by an anchor)
     if P == 0:
         return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0)
-    pilot = knuth(tables, PILOT, seed)
+
+    def at(share: float) -> float:  # the clock when this share of the time is spent (a little on, if past)
+        return max(start + seconds * share, time.perf_counter() + 0.01)
+
+    pilot = knuth(tables, PILOT, seed, deadline=at(0.2), at_least=1)  # plain walks: each ends within P steps
     if pilot.nodes <= SMALL_TREE:  # so small a tree is counted, exactly (probes=0 says so)
         from edgematch.solvers.native.search import Search, drive
 
-        whole = drive(Search(tables, distinct=True), max(0.05, seconds))
+        whole = drive(Search(tables, distinct=True), max(0.05, (at(0.9) - time.perf_counter()) / 2))
+        if whole.stopped == "interrupted":
+            raise KeyboardInterrupt
         if whole.finished:
             raw = float(whole.solutions * per_board)
             distinct = float(whole.canonical if tables.turn_src.shape[0] else whole.solutions)
             rate = whole.nodes / whole.seconds if whole.seconds > 0 else 0.0
             return CountEstimate(whole.nodes, whole.nodes, whole.nodes, raw, raw, raw, distinct, rate,
-                                 whole.seconds, 0, 0, P, tables.order_name, time.perf_counter() - start)
-    exact_from = exact_depth(pilot.levels)
-    while exact_from < P:  # a trial: the pilot may have missed deep levels, and an exact part is never cut
-        t0 = time.perf_counter()
-        knuth(tables, TRIAL, seed, exact_from)
-        if time.perf_counter() - t0 <= seconds * 0.05:
-            break
-        exact_from += 1
-    budget = max(0.05, seconds * 0.8 - (time.perf_counter() - start))
-    rate = _rate(tables, min(0.2, budget * 0.2))
+                                 whole.seconds, 0, 0, P, tables.order_name, time.perf_counter() - start,
+                                 met=int(whole.solutions > 0))
+    exact_from = _exact_from(tables, pilot, seed, seconds, at(0.35))
+    rate = _rate(tables, max(0.01, min(0.2, (at(0.85) - time.perf_counter()) * 0.2)))
     batch, runs = 200, []
-    deadline = time.perf_counter() + budget * 0.8
-    for b in range(BATCHES):
-        t0 = time.perf_counter()
-        runs.append(knuth(tables, batch, seed * 7919 + b + 1, exact_from))
-        spent = time.perf_counter() - t0
-        left = deadline - time.perf_counter()
-        if b + 1 < BATCHES and spent > 0:  # size the batches to the time left
-            batch = max(10, min(batch * 4, int(batch * max(left, 0.0) / (BATCHES - b - 1) / spent)))
+    deadline = at(0.85)
+    cap = max(EXACT_CAP, int(rate * (deadline - time.perf_counter()) * EXACT_SHARE))
+    try:
+        for b in range(BATCHES):
+            t0 = time.perf_counter()
+            run = knuth(tables, batch, seed * 7919 + b + 1, exact_from, deadline=deadline, exact_cap=cap)
+            if run.probes:
+                runs.append(run)
+            spent = time.perf_counter() - t0
+            left = deadline - time.perf_counter()
+            if left <= 0 and runs:
+                break
+            if b + 1 < BATCHES and spent > 0:  # size the batches to the time left
+                batch = max(10, min(batch * 4, int(batch * max(left, 0.0) / (BATCHES - b - 1) / spent)))
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Interrupted) and isinstance(stop.result, TreeEstimate) and stop.result.probes:
+            runs.append(stop.result)  # the batch under way: its probes done
+        partial = _combined(runs, per_board, turns, rate, exact_from, P, tables.order_name, start) if runs else None
+        raise Interrupted(partial) from None
+    if not runs:  # not one probe counting exactly was done in the time: the pilot's plain walks are the estimate
+        runs, exact_from = [pilot], P
+    return _combined(runs, per_board, turns, rate, exact_from, P, tables.order_name, start)
+
+
+def _exact_from(tables: Tables, pilot: TreeEstimate, seed: int, seconds: float, by: float) -> int:
+    """The depth from which the batches' probes count exactly: the pilot's choice (:func:`exact_depth`) when
+    :data:`TRIAL` probes from it finish within 5% of ``seconds``, else the shallowest depth found by halving
+    (until the clock passes ``by``) whose trial does; ``positions`` (plain walks, always quick) at worst.
+    The pilot's walks rarely reach deep levels, so its choice can leave whole boards below a depth."""
+    P = tables.positions
+
+    def quick(depth: int) -> bool:
+        trial = knuth(tables, TRIAL, seed, depth, deadline=time.perf_counter() + seconds * 0.05)
+        return not trial.cut
+
+    first = exact_depth(pilot.levels)
+    if first >= P or quick(first):
+        return first
+    low, high = first, P  # low's trial was cut; high (plain walks) is quick
+    while high - low > 1 and time.perf_counter() < by:
+        mid = (low + high) // 2
+        if quick(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _combined(runs: list[TreeEstimate], per_board: float, turns: int, rate: float, exact_from: int, P: int,
+              order: str, start: float) -> CountEstimate:
+    """The estimate from the batches ``runs`` (each with probes done)."""
     probes = sum(r.probes for r in runs)
     nodes = sum(r.nodes * r.probes for r in runs) / probes
     boards = sum(r.boards * r.probes for r in runs) / probes
@@ -182,5 +296,5 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
         raw=boards * per_board, raw_low=min(boards_m) * per_board, raw_high=max(boards_m) * per_board,
         distinct=boards / turns,
         nodes_per_second=rate, seconds=nodes / rate if rate > 0 else float("inf"),
-        probes=probes, exact_from=exact_from, positions=P, order=tables.order_name,
-        elapsed=time.perf_counter() - start)
+        probes=probes, exact_from=exact_from, positions=P, order=order,
+        elapsed=time.perf_counter() - start, met=sum(r.met for r in runs))
