@@ -297,6 +297,9 @@ def _summary(result: Result) -> Table:
         table.add_row("search", f"{int(c['nodes']):,} nodes, {rate / 1e6:.1f} M nodes/s")
     if c.get("load_seconds"):
         table.add_row("compiled code", f"loaded in {c['load_seconds']:.2f} s")
+    if c.get("cluster_start_seconds"):
+        closed = f", closed in {c['cluster_close_seconds']:.2f} s" if "cluster_close_seconds" in c else ""
+        table.add_row("cluster", f"started in {c['cluster_start_seconds']:.2f} s{closed} (outside the time limit)")
     return table
 
 

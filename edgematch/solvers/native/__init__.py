@@ -46,8 +46,16 @@ from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
 from edgematch.solvers.native.first.sweep import HANDOVER_SECONDS
-from edgematch.solvers.native.tables import DEFAULT_ORDER, ORDERS, Tables, build_tables, decode, expand
-from edgematch.solvers.processes import INTERRUPTED, ChildDied
+from edgematch.solvers.native.tables import (
+    DEFAULT_ORDER,
+    ORDERS,
+    BuildTimedOut,
+    Tables,
+    build_tables,
+    decode,
+    expand,
+)
+from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
@@ -257,10 +265,13 @@ class NativeBackend(Backend):
         return "rare" if task.question == "first" and self.sub != "dfs" else "index"
 
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
-        """Tables for the puzzle, the seconds to build them, and to load or compile the loop."""
+        """Tables for the puzzle, the seconds to build them, and to load or compile the loop. Building counts
+        against ``task.time_limit``: past it, :class:`~edgematch.solvers.native.tables.BuildTimedOut`
+        (:func:`timed_out` makes the run's result of it)."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         t0 = time.perf_counter()
+        deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
         given = self.checked_options(task)
         order = str(given.get("order", DEFAULT_ORDER))
         if order not in (*ORDERS, "dynamic"):
@@ -272,7 +283,7 @@ class NativeBackend(Backend):
             order = "dynamic"
         how = propagation(given, order)
         tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any,
-                              values=self.values(task))
+                              values=self.values(task), deadline=deadline)
         if how.dynamic:
             tables = replace(tables, order_name="dynamic")
         build = time.perf_counter() - t0
@@ -305,7 +316,11 @@ class NativeBackend(Backend):
         from edgematch.solvers.native.kernels import selected as selected_kernel
         from edgematch.solvers.native.search import drive, drive_restarts
 
-        tables, build, compile_s = self.prepare(puzzle, task)
+        began = time.perf_counter()
+        try:
+            tables, build, compile_s = self.prepare(puzzle, task)
+        except BuildTimedOut:
+            return self.timed_out(task, time.perf_counter() - began)
         if tables.positions == 0:
             return self._all_hinted(puzzle, tables, task, build)
         if task.progress is not None and task.question != "first" and tables.raw_multiplier != 1:
@@ -345,9 +360,11 @@ class NativeBackend(Backend):
                 search = MemoSearch(tables, MemoTable(puzzle, tables, memo))
             else:
                 search = _searcher(puzzle, how, capacity, task.distinct)(tables)
-            outcome = drive(search, left, want, task.progress)
+            # making the search (its memo table, propagation's arrays) counts too
+            outcome = drive(search, None if deadline is None else max(0.0, deadline - time.monotonic()), want,
+                            task.progress)
             memo_stats = search.stats() if memo is not None else {}
-        solve = time.perf_counter() - t0
+        solve = time.perf_counter() - t0 - outcome.started - outcome.closed  # a local cluster's: reported apart
 
         raw = outcome.solutions * tables.raw_multiplier
         cut = False
@@ -386,6 +403,8 @@ class NativeBackend(Backend):
                 **({"restarts": restarts} if restarting else {}), **memo_stats,
                 **({"workers_lost": outcome.lost, "parts_again": outcome.again}
                    if isinstance(outcome, parts.Split) and outcome.lost else {}),
+                **({"cluster_start_seconds": outcome.started, "cluster_close_seconds": outcome.closed}
+                   if outcome.started else {}),
             },
             options={"order": tables.order_name, "workers": task.workers,
                      **({"values": self.values(task)} if "values" in task.options or restarting else {}),
@@ -397,6 +416,15 @@ class NativeBackend(Backend):
                      **({"unit": unit, "seed": seed} if restarting else {}), **_cluster_named(task)},
             message=message,
         )
+
+    def timed_out(self, task: Task, seconds: float) -> Result:
+        """The result of a run whose time limit passed while its tables were being built: status timeout with
+        the limit's message, nothing searched (a count: at least 0)."""
+        counted = task.question == "count"
+        return Result(self.full_name, Status.TIMEOUT, count=0 if counted else None,
+                      distinct=0 if counted and task.distinct else None, timings=Timings(build=seconds),
+                      counters={"nodes": 0}, options={"workers": task.workers, **_cluster_named(task)},
+                      message=TIME_LIMIT)
 
     def _all_hinted(self, puzzle: Puzzle, tables: Tables, task: Task, build: float) -> Result:
         """Every cell fixed by a hint: the hints are the one solution (the model already checked they fit)."""
@@ -412,7 +440,10 @@ class NativeBackend(Backend):
     def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
         from edgematch.solvers.native.search import iterate
 
-        tables, _, _ = self.prepare(puzzle, task)
+        try:
+            tables, _, _ = self.prepare(puzzle, task)
+        except BuildTimedOut:
+            return  # the time limit passed while building: nothing listed
         if tables.positions == 0:
             yield from self._all_hinted(puzzle, tables, task, 0.0).solutions
             return

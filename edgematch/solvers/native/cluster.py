@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import pickle
 import threading
 import time
 import uuid
@@ -50,14 +51,15 @@ from edgematch.solvers.cluster import connected, distributed, threads
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.parts import Part, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
-from edgematch.solvers.native.tables import Tables, build_tables
+from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
 
 PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one
 SPLIT_SECONDS = 5.0  # a part searching longer than this hands its unsearched children back as new parts
 REPORT_AHEAD = 0.1  # seconds before the limit the parts stop searching, to report in time
 COLLECT_SECONDS = 0.5  # once stopped (Ctrl-C), how long running parts get past their poll to report what they searched
-LATE_SECONDS = 0.3  # past the time limit, how long they get
+LATE_SECONDS = 0.1  # past the time limit, how long they get (they stop REPORT_AHEAD before it by themselves; the
+# call ends within 0.25 s of its limit, cancelling and closing included)
 POLL_SECONDS = 0.1  # how often the client looks for finished parts (and updates the progress)
 FINAL_POLL_SECONDS = 0.01  # and once stopped, waiting for the last running parts' reports
 STOP_POLL_SECONDS = 0.5  # how often a running part asks the scheduler whether it should stop
@@ -82,20 +84,25 @@ def digest(tables: Tables) -> str:
     return h.hexdigest()[:32]
 
 
-_built: dict[str, Tables] = {}  # per worker process: the tables of the puzzle it is working on
+_built: dict[str, tuple[Puzzle, Tables]] = {}  # per worker process: the puzzle it is working on, its tables
 _memos = threading.local()  # per worker thread: its memo table (a table is never shared between threads)
 
 
-def _tables(puzzle: Puzzle, order: str, symmetry: bool, expected: str) -> Tables:
-    tables = _built.get(expected)
-    if tables is None:
-        tables = build_tables(puzzle, order, symmetry)
+def _tables(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: str,
+            deadline: float | None = None) -> tuple[Puzzle, Tables]:
+    """The puzzle (sent pickled: see :func:`run_parts`) and its tables, built once per worker process;
+    building stops at ``deadline`` (monotonic: :class:`~edgematch.solvers.native.tables.BuildTimedOut`)."""
+    got = _built.get(expected)
+    if got is None:
+        if isinstance(puzzle, bytes):
+            puzzle = pickle.loads(puzzle)  # noqa: S301  (the client's own pickle, as Dask's tasks are)
+        tables = build_tables(puzzle, order, symmetry, deadline=deadline)
         if digest(tables) != expected:
             raise ChildDied("a Dask worker built other search tables than the client (is it running another "
                             "edgematch version?)")
         _built.clear()
-        _built[expected] = tables
-    return tables
+        got = _built[expected] = (puzzle, tables)
+    return got
 
 
 def children(tables: Tables, prefix: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -114,17 +121,22 @@ def _memo_table(puzzle: Puzzle, tables: Tables, mib: float) -> MemoTable:
     return table
 
 
-def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...], capacity: int,
-                distinct: bool, deadline: float | None, want: int | None, stop_name: str,
+def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...],
+                capacity: int, distinct: bool, deadline: float | None, want: int | None, stop_name: str,
                 split_seconds: float | None = SPLIT_SECONDS, stop_poll: float = STOP_POLL_SECONDS,
                 memo: float | None = None) -> tuple[Outcome, list[tuple[int, ...]]]:
     """Run on a worker: search below ``prefix`` until done, the wall-clock ``deadline``, ``want`` solutions or
     the stop event; past ``split_seconds`` return the children not yet searched with the outcome so far.
-    ``memo``: count with this worker thread's memo table of that many MiB."""
+    ``memo``: count with this worker thread's memo table of that many MiB. ``puzzle`` may come pickled. Building
+    the tables counts against the deadline: past it, the part reports nothing searched."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
-    tables = _tables(puzzle, order, symmetry, expected)
+    try:
+        puzzle, tables = _tables(puzzle, order, symmetry, expected,
+                                 None if deadline is None else time.monotonic() + (deadline - time.time()))
+    except BuildTimedOut:
+        return Outcome(finished=False, stopped=TIME_LIMIT), []
     table = _memo_table(puzzle, tables, memo) if memo is not None else None
     started = time.monotonic()
     should_stop = _stop_check(stop_name, stop_poll)
@@ -152,6 +164,11 @@ def search_part(puzzle: Puzzle, order: str, symmetry: bool, expected: str, prefi
     return total, todo
 
 
+def part_task(prefix: tuple[int, ...], **given: Any) -> tuple[Outcome, list[tuple[int, ...]]]:
+    """:func:`search_part` with the prefix first: the task ``Client.map`` sends for each part."""
+    return search_part(prefix=prefix, **given)
+
+
 def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
     """Whether the client set the stop event, asked of the scheduler at most every ``every`` seconds."""
     event = distributed().Event(stop_name)
@@ -172,13 +189,17 @@ def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
 def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int,
               memo: float | None = None) -> Outcome:
     """Count (or list, up to ``want``) by running the parts of the tree on ``task.cluster`` and merging their
-    outcomes exactly. Connecting (starting a local cluster) and planning count against the time limit.
-    ``memo``: each worker thread counts with a memo table of that many MiB."""
-    start = time.monotonic()
-    deadline = None if task.time_limit is None else start + task.time_limit
+    outcomes exactly. The time limit counts from when the cluster is ready: starting a local cluster (1-10 s of
+    spawning and importing, however short the limit) and closing it are reported apart (``Outcome.started``,
+    ``Outcome.closed``); planning, submitting, the workers building their tables and collecting count. ``memo``:
+    each worker thread counts with a memo table of that many MiB."""
+    began = time.monotonic()
     total = Outcome(finished=True)
     reason = ""
     with connected(task.cluster) as client:
+        start = time.monotonic()
+        total.started = start - began
+        deadline = None if task.time_limit is None else start + task.time_limit
         dd = distributed()
         width = threads(client)
         split = max(SPLIT_SECONDS, width / SPLITS_PER_SECOND)
@@ -194,15 +215,28 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         merged: set[int] = set()
         futures: dict[int, Any] = {}
 
-        def submit(part: Part) -> Any:
-            future = client.submit(search_part, puzzle, tables.order_name, symmetry, expected, part.prefix, capacity,
-                                   task.distinct, wall_deadline, want, stop.name, split, poll, memo,
-                                   key=f"edgematch-part-{run}-{part.index}", retries=RETRIES, pure=False)
-            flying[future.key] = part.index
-            futures[part.index] = future
+        # the puzzle goes pickled once: Dask pickles a Puzzle argument again for every task (1-8 ms of the client's
+        # time each: 343 parts of a 16x16 took 2.4 s of CPU to submit, against 0.3 s for its bytes)
+        given = {"puzzle": pickle.dumps(puzzle), "order": tables.order_name, "symmetry": symmetry,
+                 "expected": expected, "capacity": capacity, "distinct": task.distinct, "deadline": wall_deadline,
+                 "want": want, "stop_name": stop.name, "split_seconds": split, "stop_poll": poll, "memo": memo}
+
+        def key(index: int) -> str:
+            return f"edgematch-part-{run}-{index}"
+
+        def track(index: int, future: Any) -> Any:
+            flying[future.key] = index
+            futures[index] = future
             return future
 
-        done = dd.as_completed([submit(part) for part in parts])
+        def submit(part: Part) -> Any:
+            return track(part.index, client.submit(part_task, part.prefix, key=key(part.index), retries=RETRIES,
+                                                   pure=False, **given))
+
+        # the plan in one message (submitting parts one by one took ~1 ms each; hundreds at the limit's start)
+        first = client.map(part_task, [part.prefix for part in parts], key=[key(part.index) for part in parts],
+                           retries=RETRIES, pure=False, **given)
+        done = dd.as_completed([track(part.index, future) for part, future in zip(parts, first, strict=True)])
         try:
             # until the parts' own stop (REPORT_AHEAD before the limit): a part started later searches nothing
             parts_stop = None if deadline is None else deadline - REPORT_AHEAD
@@ -210,10 +244,14 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:
+            stopped = False  # the stop event set (one round trip to the scheduler, not two)
+            queued: dict[int, Any] = {}
             if futures and reason != "solution limit":
                 with contextlib.suppress(Exception):
                     stop.set()
-                if _drop_queued(client, futures, flying):
+                    stopped = True
+                queued = _set_aside_queued(client, futures, flying)
+                if queued:
                     total.finished = False
                 until = time.monotonic() + COLLECT_SECONDS + poll
                 if reason == TIME_LIMIT and deadline is not None:
@@ -221,38 +259,39 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
                 with contextlib.suppress(KeyboardInterrupt):
                     _collect(done, futures, flying, merged, total, task, None, start, until, None, numbers,
                              FINAL_POLL_SECONDS)
-            if futures:
+            if futures or queued:  # one cancel for every part left (a round trip: 0.1-0.4 s on a loaded machine;
+                # leaving them to a local cluster's close made that slower by more)
                 with contextlib.suppress(Exception):
-                    client.cancel(list(futures.values()))
-            with contextlib.suppress(Exception):
-                stop.set()  # parts already running see it and end (a running task cannot be cancelled)
+                    client.cancel([*futures.values(), *queued.values()])
+            if not stopped:
+                with contextlib.suppress(Exception):
+                    stop.set()  # parts already running see it and end (a running task cannot be cancelled)
         if futures:
             total.finished = False
+        ended = time.monotonic()
+    total.closed = time.monotonic() - ended
     if not reason and not total.finished:
         reason = TIME_LIMIT
     total.stopped = reason
-    total.seconds = time.monotonic() - start
+    total.seconds = ended - start
     return total
 
 
-def _drop_queued(client: Any, futures: dict[int, Any], flying: dict[str, int]) -> bool:
-    """Once stopped, cancel the parts not yet handed to a worker (most of the plan when the time runs out), so the
-    call waits only for the running ones, which stop at the deadline or the stop event: queued parts would
-    each start, see the deadline passed and report nothing, one after another (about 0.3 s for 92 parts on 2
-    workers). True when some were dropped (the count is then a lower bound)."""
+def _set_aside_queued(client: Any, futures: dict[int, Any], flying: dict[str, int]) -> dict[int, Any]:
+    """Once stopped, take the parts not yet handed to a worker (most of the plan when the time runs out) out of
+    ``futures`` and ``flying``, so the call waits only for the running ones, which stop at the deadline or the
+    stop event: queued parts would each start, see the deadline passed and report nothing, one after another
+    (about 0.3 s for 92 parts on 2 workers). Returns them, for the caller to cancel with the rest (the count is
+    then a lower bound)."""
     try:
         busy = {key for keys in client.processing().values() for key in keys}
     except Exception:  # noqa: BLE001  (a scheduler that cannot be asked: wait for every part, as before)
-        return False
+        return {}
     queued = {index: future for index, future in futures.items() if future.key not in busy}
-    if not queued:
-        return False
-    with contextlib.suppress(Exception):
-        client.cancel(list(queued.values()))
     for index, future in queued.items():
         futures.pop(index, None)
         flying.pop(future.key, None)
-    return True
+    return queued
 
 
 def _collect(done: Any, futures: dict[int, Any], flying: dict[str, int], merged: set[int], total: Outcome, task: Task,

@@ -21,6 +21,10 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, shuffled
 
 SLICE_SECONDS = 0.1
+# nodes of the first slice, before the rate is known (then about SLICE_SECONDS' worth): the plain loop runs
+# 30-60 M nodes/s, the one with propagation 0.5-5 M/s on 40x40 (200,000 nodes there took 0.34 s past a limit)
+FIRST_BUDGET = 2_000
+LEAST_BUDGET = 1_000  # nodes of a slice at least, however slow the loop
 
 
 class Search:
@@ -150,6 +154,8 @@ class Outcome:
     canonical: int = 0
     seconds: float = 0.0
     stopped: str = ""  # "", "time limit", "interrupted", "solution limit"
+    started: float = 0.0  # seconds a Dask local cluster took to start, before the time limit began (reported apart)
+    closed: float = 0.0  # and to close, after the search ended (reported apart too)
     found: list[np.ndarray] = field(default_factory=list)
 
 
@@ -164,7 +170,7 @@ def drive(
     """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the time limit passes,
     ``should_stop()`` says so (another worker found the answer), ``node_limit`` nodes are spent, or Ctrl-C."""
     start = time.perf_counter()
-    budget = 200_000
+    budget = FIRST_BUDGET if node_limit is None else max(1, min(FIRST_BUDGET, node_limit - search.nodes))
     found: list[np.ndarray] = []
     stopped = ""
     try:
@@ -194,10 +200,10 @@ def drive(
                 break
             if code == kernels.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
-                budget = int(min(max(rate * SLICE_SECONDS, 10_000), 100_000_000))
+                budget = int(min(max(rate * SLICE_SECONDS, LEAST_BUDGET), 100_000_000))
                 if time_limit is not None:  # half the time left at the last rate: a slower slice (the memo's
                     # rate varies) still ends near the limit, where workers must report what they searched
-                    budget = int(max(10_000, min(budget, rate * (time_limit - elapsed) / 2 + 1)))
+                    budget = int(max(LEAST_BUDGET, min(budget, rate * (time_limit - elapsed) / 2 + 1)))
             if node_limit is not None:
                 budget = max(1, min(budget, node_limit - search.nodes))
     except KeyboardInterrupt:

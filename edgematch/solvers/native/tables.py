@@ -26,6 +26,7 @@ multiplier x k, distinct = boards, and up to k times less search.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -38,12 +39,24 @@ from edgematch.core.model import SIDES, E, Puzzle, S, Solution
 from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.core.tiletypes import TileTypes, tile_types
 from edgematch.encodings.domains import anchor
-from edgematch.errors import UsageError
+from edgematch.errors import EdgematchError, UsageError
 
 ORDERS = ("auto", "row", "spiral", "frame", "band2")
 # indices the compiled loop reads are unsigned: numba then skips its negative-index wraparound branch
 INDEX = np.uint32
 DEFAULT_ORDER = "auto"
+
+
+class BuildTimedOut(EdgematchError):
+    """The time limit ran out while the tables were being built (:func:`build_tables` with a ``deadline``): the
+    caller's run ends with status timeout, nothing searched. (An error type only so that one escaping reads as
+    one line; the native backend turns it into a timeout result.)"""
+
+
+def in_time(deadline: float | None) -> None:
+    """Raise :class:`BuildTimedOut` once ``deadline`` (a ``time.monotonic()`` instant) has passed."""
+    if deadline is not None and time.monotonic() >= deadline:
+        raise BuildTimedOut("time limit (while building the search tables)")
 
 
 def auto_order(puzzle: Puzzle) -> str:
@@ -265,15 +278,19 @@ def neighbours(puzzle: Puzzle) -> np.ndarray:
     return out
 
 
-def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int]) -> MaskKeys:
+def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int],
+              deadline: float | None = None) -> MaskKeys:
     """Keys of every (cell, placed-sides mask) as :func:`position_keys` picks them (W, N, E, S: the first two
-    as keys), registering the (class, key sides) combos they need in ``combos``."""
+    as keys), registering the (class, key sides) combos they need in ``combos``. Stops at ``deadline``
+    (:func:`in_time`)."""
     n, unconstrained = puzzle.size, puzzle.size * 4
     rows = n * 16
     keys = MaskKeys(np.zeros(rows, np.int64), np.full(rows, unconstrained, INDEX), np.full(rows, unconstrained, INDEX),
                     np.zeros(rows, INDEX), np.zeros((rows, 2), INDEX), np.zeros((rows, 2), INDEX))
     neighbour = neighbours(puzzle)
     for cell in range(n):
+        if cell % 256 == 0:
+            in_time(deadline)
         for mask in range(16):
             sides = [(s, int(neighbour[cell * 4 + s]) * 4 + (s + 2) % 4) for s in (3, 0, 1, 2)
                      if mask >> s & 1 and neighbour[cell * 4 + s] >= 0]
@@ -292,14 +309,16 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
 
 
 def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False,
-                 cells: list[int] | None = None, values: str = "index") -> Tables:
+                 cells: list[int] | None = None, values: str = "index", deadline: float | None = None) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
     fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc).
     ``values`` orders each bucket's candidates: ``index`` (tile types in the file's order) or ``rare``
     (:func:`rarity_rank`). ``masks`` adds every cell's keys for any set of placed neighbours
     (:class:`MaskKeys`: the search with propagation picks its cells as it goes). ``cells`` gives the fill order
     itself (every cell once; named ``order`` in the tables), e.g. the memoised count's join fills a region
-    bottom-up."""
+    bottom-up. With a ``deadline`` (a ``time.monotonic()`` instant: the caller's time limit, which building
+    counts against) it raises :class:`BuildTimedOut` once that passes, looking at the clock between steps (and
+    per candidate table), so a run whose set-up cannot fit its limit ends near it instead of after the build."""
     n = puzzle.size
     order = auto_order(puzzle) if order == "auto" else order
     types = tile_types(puzzle)
@@ -307,6 +326,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     allowed_turns = board_turns(puzzle)
     pinned = anchor(puzzle, types, allowed_turns) if symmetry else None
     folded = len(allowed_turns) if pinned is not None else 1
+    in_time(deadline)
 
     # label ids: norm labels (what the search compares) and visible labels (for the distinct test)
     shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps))
@@ -320,9 +340,10 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     cells = fill_order(puzzle, order) if cells is None else list(cells)
     cells = [c for c in cells if c not in hinted]
     unconstrained = n * 4
+    in_time(deadline)
     at = position_keys(puzzle, cells, hinted, INDEX)
     combos = at.combos
-    by_mask = mask_keys(puzzle, combos) if masks else None
+    by_mask = mask_keys(puzzle, combos, deadline) if masks else None
 
     # candidate tables: for each combo, candidates of its class bucketed by their two key labels
     if values not in VALUES:
@@ -333,6 +354,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     tab_end = np.zeros_like(tab_start)
     parts = shown_by_class(puzzle, shown)
     for key, k in combos.items():
+        in_time(deadline)
         for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, rank, parts):
             if tab_end[k, la, lb] == 0:
                 tab_start[k, la, lb] = len(cand)
@@ -341,8 +363,15 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
 
     cand_type = np.array([t for t, _, _ in cand], INDEX)
     cand_rot = np.array([r for _, r, _ in cand], np.int32)
-    cand_edge = np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for _, _, e in cand], INDEX)
-    cand_vis = np.array([[vis_ids[x] for x in e] for _, _, e in cand], np.int32)
+    in_time(deadline)
+    # label ids per placement once (a placement is a candidate of several combos: with masks, ten times over)
+    row_of: dict[tuple[int, int], int] = {}
+    rows = np.fromiter((row_of.setdefault((t, r), len(row_of)) for t, r, _ in cand), np.int64, len(cand))
+    edges_of = {row: e for (t, r, e), row in zip(cand, rows.tolist(), strict=True)}
+    cand_edge = np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for e in edges_of.values()],
+                         INDEX).reshape(-1, 4)[rows]
+    cand_vis = np.array([[vis_ids[x] for x in e] for e in edges_of.values()], np.int32).reshape(-1, 4)[rows]
+    in_time(deadline)
     placed0 = np.zeros(n * 4 + 1, INDEX)
     placed0[unconstrained] = free
     vis0 = np.full(n * 4, -1, np.int32)

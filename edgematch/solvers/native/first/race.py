@@ -51,9 +51,13 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, seconds
 from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import sweep
+from edgematch.solvers.native.tables import BuildTimedOut
 from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
 
-LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' own timeout reports
+# past the limit, how long the parent waits for the chains' own timeout reports (they stop REPORT_AHEAD before it,
+# building included): a late chain only adds its counters, and the call must end within 0.25 s of its limit
+# (at 0.4 s, 40x40 solve -j 2 -t 2 took 2.41 s while a chain built its tables)
+LATE_SECONDS = 0.1
 RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
 
 
@@ -194,7 +198,11 @@ class _Leader:
         return self.backend.checked_options(task)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        tables, build, load = self.backend.prepare(puzzle, task)
+        began = time.perf_counter()
+        try:
+            tables, build, load = self.backend.prepare(puzzle, task)
+        except BuildTimedOut:
+            return self.backend.timed_out(task, time.perf_counter() - began)
         if tables.positions == 0:  # every cell hinted
             return self.backend.run(puzzle, task)
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)
@@ -225,7 +233,10 @@ class _Joiner:
             return own
         runner, options = self.lead
         lead_task = replace(task, options=options, time_limit=left)
-        tables, build, load = runner.prepare(puzzle, lead_task)
+        try:
+            tables, build, load = runner.prepare(puzzle, lead_task)
+        except BuildTimedOut:
+            return own
         ran = int(own.counters.get("nodes", 0))
         progress = task.progress
         report = None if progress is None else (lambda info: progress({**info, "nodes": ran + info["nodes"]}))
@@ -341,17 +352,20 @@ def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: floa
 
 
 def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
-    """One solution: one chain per worker thread of ``task.cluster`` races (see the module docstring).
-    Connecting (a local cluster starting) counts against the time limit."""
+    """One solution: one chain per worker thread of ``task.cluster`` races (see the module docstring). The time
+    limit counts from when the cluster is ready: a local cluster's start and close are reported apart (counters
+    ``cluster_start_seconds``, ``cluster_close_seconds``), as with a count's parts
+    (:func:`edgematch.solvers.native.cluster.run_parts`)."""
     from edgematch.solvers.cluster import connected, describe, distributed, threads
 
     _refused(backend, task)
-    began = time.monotonic()
-    deadline = None if task.time_limit is None else began + task.time_limit
-    got = _Race(puzzle, task, began)
     reason = ""
     count = 0
+    connecting = time.monotonic()
     with connected(task.cluster) as client:
+        began = time.monotonic()
+        deadline = None if task.time_limit is None else began + task.time_limit
+        got = _Race(puzzle, task, began)
         dd = distributed()
         run = uuid.uuid4().hex[:12]
         names = (f"edgematch-race-{run}", f"edgematch-race-board-{run}", f"edgematch-race-stop-{run}")
@@ -380,10 +394,12 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
                 board.delete()
             with contextlib.suppress(Exception):
                 queue.close()
+        ended = time.monotonic()
     if got.usage is not None:
         raise got.usage
-    return _merged(backend, task, got, reason, time.monotonic() - began, count, 0.0,
-                   {"cluster": describe(task.cluster)})
+    result = _merged(backend, task, got, reason, ended - began, count, 0.0, {"cluster": describe(task.cluster)})
+    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=time.monotonic() - ended)
+    return result
 
 
 def _drain(queue: Any, got: _Race) -> None:
