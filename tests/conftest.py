@@ -9,12 +9,17 @@ import tempfile
 
 import pytest
 
-from edgematch.bench.environment import environment
-from edgematch.bench.session import run_session
-from edgematch.bench.store import Store
-from edgematch.bench.suite import load_suite
-from edgematch.solvers import base
-from tests.rigged import RIGGED
+# a terminal width in the environment (xdist's workers start with COLUMNS=80) would fix every rich console's
+# width when it is made; tests that give a command its own COLUMNS need the width read when it prints
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
+from edgematch.bench.environment import environment  # noqa: E402
+from edgematch.bench.session import run_session  # noqa: E402
+from edgematch.bench.store import Store  # noqa: E402
+from edgematch.bench.suite import load_suite  # noqa: E402
+from edgematch.solvers import base  # noqa: E402
+from tests.rigged import RIGGED  # noqa: E402
 
 # no test reads or writes the real user's policy file (auto would follow it): a fresh config directory,
 # inherited by every command and child process the tests start
