@@ -31,7 +31,17 @@ from typing import Any
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution, whole_number
 from edgematch.errors import BackendError, Interrupted, UsageError, shown
-from edgematch.solvers.base import QUESTIONS, Backend, Confirmation, Question, Result, Status, Task, get_backend
+from edgematch.solvers.base import (
+    MAX_TIME_LIMIT,
+    QUESTIONS,
+    Backend,
+    Confirmation,
+    Question,
+    Result,
+    Status,
+    Task,
+    get_backend,
+)
 from edgematch.solvers.policy import choose
 from edgematch.solvers.processes import INTERRUPTED
 
@@ -39,7 +49,6 @@ AUTO = "auto"
 PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzle file
 # A time limit is a finite number of seconds up to 10,000,000 (about 116 days; None means no limit): the
 # limit becomes deadlines, waits and the bench's hard kill, which overflow or never fire on inf, nan or 1e308.
-MAX_TIME_LIMIT = 10_000_000.0
 # ``best`` stops after this many seconds unless told otherwise (the command line's default too): the best
 # board of a 16x16 is never proven, so without a limit the call would not return on its own
 BEST_TIME_LIMIT = 60.0

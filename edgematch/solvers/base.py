@@ -26,6 +26,7 @@ from edgematch.errors import BackendError, EdgematchError, MissingDependencyErro
 from edgematch.solvers.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
+MAX_TIME_LIMIT = 10_000_000.0  # the longest time limit taken (about 116 days): past it a limit is a typo
 QUESTIONS: tuple[Question, ...] = ("first", "all", "count", "best")
 
 # the best-score question (``best``): a board of every tile that keeps every rule except that seams may
@@ -303,8 +304,6 @@ def fraction(value: object, option: str) -> float:
 def seconds(value: object, option: str, off: bool = False) -> float | None:
     """A backend option in seconds (0 up to the longest time limit), given as a number or as text from the
     command line; with ``off``, the word off gives None."""
-    from edgematch.solvers.api import MAX_TIME_LIMIT
-
     if off and str(value).strip().lower() == "off":
         return None
     number = plain_number(value)
