@@ -476,6 +476,6 @@ def test_cli_prints_paths_and_messages_that_look_like_markup_as_they_are(halving
     failures = [line for line in result.stdout.splitlines() if line.startswith("✗ ")]
     assert len(failures) == 1 and failures[0].startswith(f"✗ {puzzle} (") and f"-> {out}" in failures[0]
     assert any(line.startswith(f"⏱ {puzzle} (") for line in result.stdout.splitlines()), result.stdout
-    assert f"1 failing puzzles, reproducers in {out}" in result.stdout
+    assert f"1 failing puzzle, reproducers in {out}" in result.stdout
     assert f"✗ {puzzle} (" in result.stderr  # printed as it came, too
     assert len(list(out.iterdir())) == 1

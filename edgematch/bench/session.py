@@ -213,14 +213,19 @@ def refusal(backend: str, task: str, timeout: float) -> str | None:
     missing library is not a refusal here (:func:`check_backends` names it with the extra to install). A
     backend named with options (``native@fc=on``) answers a 2x2 board first, so a value it does not take is
     one line (UsageError) before the bench starts, not an error in every run."""
-    question = task if task in ("first", "count", "best") else "first"
+    question = question_of(task)
     try:
         chosen, asked = with_spec(backend, Task(question=question, time_limit=timeout, distinct=task == "count"))
-        problem = chosen.refusal(asked)
     except MissingDependencyError:
         return None
     except UsageError as exc:
         return str(exc)
+    try:
+        problem = chosen.refusal(asked)
+    except MissingDependencyError:
+        return None
+    except UsageError as exc:  # a value the backend cannot read (fc=maybe): one line naming it, before any run
+        raise UsageError(f"backend {backend}: {exc}") from None
     if problem is None and asked.options:
         from edgematch.core.generator import GeneratorSpec, generate
 
