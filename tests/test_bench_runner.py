@@ -54,6 +54,9 @@ def test_a_crash_is_an_error_not_a_hang(rigged, instance):
 def test_loading_a_backend_is_not_charged_to_the_run(rigged, instance, monkeypatch):
     """A backend whose first load takes 3 s (a numba compile) still answers in a 1 s run: the limit and the
     harness's kill count from when the run's call starts (before, the run was killed at 1.5 s while loading)."""
+    from tests.rigged import SlowLoadingBackend
+
+    monkeypatch.setattr(SlowLoadingBackend, "loaded", False)
     monkeypatch.setenv("RIGGED_LOAD_SECONDS", "3")
     record = run_one(instance, "slowload", "first", timeout=1.0, grace=0.5)
     assert (record.termination, record.category, record.status) == ("done", "correct", "solved"), record
@@ -61,6 +64,9 @@ def test_loading_a_backend_is_not_charged_to_the_run(rigged, instance, monkeypat
 
 
 def test_a_run_stuck_loading_is_a_set_up_error_not_a_timeout(rigged, instance, monkeypatch):
+    from tests.rigged import SlowLoadingBackend
+
+    monkeypatch.setattr(SlowLoadingBackend, "loaded", False)
     monkeypatch.setenv("RIGGED_LOAD_SECONDS", "30")
     monkeypatch.setattr(runner, "SETUP_SECONDS", 1.0)
     record = run_one(instance, "slowload", "first", timeout=5.0, grace=0.5)
@@ -115,7 +121,9 @@ def test_the_bench_says_what_loading_cost_and_the_report_keeps_it(rigged, tmp_pa
     from typer.testing import CliRunner
 
     from edgematch.cli.main import load_commands
+    from tests.rigged import SlowLoadingBackend
 
+    monkeypatch.setattr(SlowLoadingBackend, "loaded", False)  # not loaded by an earlier test of this process
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RIGGED_LOAD_SECONDS", "1.5")
     (tmp_path / "s.toml").write_text('name = "s"\nbackends = ["slowload"]\ntimeout = 2.0\nseeds = [1]\n'
