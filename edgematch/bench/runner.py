@@ -252,7 +252,7 @@ class Running:
     tree: Tree | None = None
     over: bool = False  # killed for passing the memory limit
     repeat: int = 0  # which of the cell's runs this is (``--repeat``)
-    ready: Any = None  # shared double: the child's time.monotonic() when its backend was loaded, 0.0 before
+    ready: Any = None  # shared double (start_run makes it): the child's time.monotonic() once its backend loaded
     forked: float = 0.0  # time.monotonic() when the child was started (``started`` on the other clock)
 
     @property
@@ -264,8 +264,6 @@ class Running:
     @property
     def deadline(self) -> float:
         """The time limit plus grace, counted from when the run's call started; before then the set-up limit."""
-        if self.ready is None:  # made without a ready stamp: counted from the start, as before
-            return self.started + self.timeout + self.grace
         ready = self.ready_at
         return self.started + SETUP_SECONDS if ready is None else ready + self.timeout + self.grace
 
@@ -307,7 +305,7 @@ class Running:
                              message=f"killed over the memory limit ({self.memory / MIB:.0f} MiB resident; "
                                      f"{measured['peak_rss_mb']:.0f} MiB seen)")
         if answer is None:
-            if self.ready is not None and self.ready_at is None:  # never started the timed call
+            if self.ready_at is None:  # never started the timed call
                 return RunRecord(key, backend, task, "error", "failed", "error", wall, **measured,
                                  message=f"set-up: the run was still loading its backend after {wall:.1f} s "
                                          f"(exit code {self.process.exitcode}); nothing was timed")
