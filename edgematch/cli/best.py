@@ -47,6 +47,7 @@ from edgematch.cli.solve import (
     interruptible,
     print_json,
     result_json,
+    setup_rows,
     show_board,
     wrote,
 )
@@ -201,6 +202,7 @@ def _summary(result: Result, puzzle: Puzzle | None = None) -> Table:
     chains = _chains_row(c)
     if chains:
         table.add_row("chains", chains)
+    setup_rows(table, c)
     return table
 
 

@@ -295,12 +295,19 @@ def _summary(result: Result) -> Table:
     if "nodes" in c:
         rate = c.get("nodes_per_second", 0.0)
         table.add_row("search", f"{int(c['nodes']):,} nodes, {rate / 1e6:.1f} M nodes/s")
-    if c.get("load_seconds"):
-        table.add_row("compiled code", f"loaded in {c['load_seconds']:.2f} s")
-    if c.get("cluster_start_seconds"):
-        closed = f", closed in {c['cluster_close_seconds']:.2f} s" if "cluster_close_seconds" in c else ""
-        table.add_row("cluster", f"started in {c['cluster_start_seconds']:.2f} s{closed} (outside the time limit)")
+    setup_rows(table, c)
     return table
+
+
+def setup_rows(table: Table, counters: dict[str, Any]) -> None:
+    """The rows for what a run spent outside its time limit: loading compiled code, a local cluster's start."""
+    if counters.get("load_seconds"):
+        table.add_row("compiled code", f"loaded in {counters['load_seconds']:.2f} s")
+    if counters.get("cluster_start_seconds"):
+        closed = counters.get("cluster_close_seconds")
+        closed_text = f", closed in {closed:.2f} s" if closed is not None else ""
+        table.add_row("cluster", f"started in {counters['cluster_start_seconds']:.2f} s{closed_text}"
+                      " (outside the time limit)")
 
 
 def result_json(result: Result, explained: dict[str, str] | None = None) -> dict[str, Any]:

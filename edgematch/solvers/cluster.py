@@ -24,7 +24,6 @@ import logging
 import multiprocessing
 import os
 import re
-import signal
 import socket
 import sys
 import threading
@@ -32,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from edgematch.errors import BackendError, MissingDependencyError, UsageError, quoted
-from edgematch.solvers.processes import sigint
+from edgematch.solvers.processes import deaf
 
 LOCAL = "local:"
 INSTALL = "pip install 'edgematch[dask]'"
@@ -213,7 +212,9 @@ def describe(cluster: object) -> str:
 @contextlib.contextmanager
 def connected(cluster: object) -> Iterator[Any]:
     """A ``dask.distributed.Client`` for ``cluster`` (see the module doc), closed afterwards unless the caller
-    passed it in. A local cluster's worker processes start with Ctrl-C ignored (:func:`_deaf_children`). An
+    passed it in. A local cluster's worker processes start with Ctrl-C ignored (:func:`.processes.deaf`): the
+    terminal's Ctrl-C, which reaches the whole process group, stops only this process, which collects what
+    the workers did and closes the cluster; one while the cluster starts stops the call once it is up. An
     address is checked first (:func:`check_cluster`): malformed, or no scheduler answering within
     :data:`CONNECT_SECONDS`, is one line (UsageError) within a few seconds."""
     check_cluster(cluster, reach=True)
@@ -226,7 +227,7 @@ def connected(cluster: object) -> Iterator[Any]:
             # a spawned worker running an unguarded script again: leave quietly; the parent says why
             raise SystemExit(1)
         try:
-            with _quiet_client(logging.CRITICAL), _deaf_children():
+            with _quiet_client(logging.CRITICAL), deaf() as witness:
                 local = dd.LocalCluster(n_workers=int(cluster[len(LOCAL):]), threads_per_worker=1, processes=True,
                                         dashboard_address=":0", scheduler_kwargs={"dashboard": False},
                                         silence_logs=logging.ERROR)
@@ -239,6 +240,8 @@ def connected(cluster: object) -> Iterator[Any]:
                 raise UsageError(f"{why}: {GUARD}") from None
             raise BackendError(why) from None
         try:
+            if witness.pressed:  # a Ctrl-C while the cluster started: stop now, it is closed below
+                raise KeyboardInterrupt
             with _quiet_client(), dd.Client(local) as client:
                 client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")
                 yield client
@@ -290,16 +293,6 @@ def _quiet_client(least: int = logging.ERROR) -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
-
-
-@contextlib.contextmanager
-def _deaf_children() -> Iterator[None]:
-    """Ignore Ctrl-C while a local cluster starts its worker processes: they inherit the ignored signal through
-    fork and exec (Python leaves an ignored SIGINT ignored), so the terminal's Ctrl-C, which reaches the whole
-    process group, stops only this process, which then collects what the parts searched and closes the
-    cluster. A Ctrl-C in that second of starting is not seen."""
-    with sigint(signal.SIG_IGN):
-        yield
 
 
 def threads(client: Any) -> int:

@@ -63,6 +63,46 @@ def sigint(handler: Any) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@dataclass
+class Witness:
+    """Whether a Ctrl-C came while :func:`deaf` held it off (set when the block ends)."""
+
+    pressed: bool = False
+
+
+@contextlib.contextmanager
+def deaf() -> Iterator[Witness]:
+    """Ignore Ctrl-C while the block runs, so processes it starts (through fork and exec: an ignored signal stays
+    ignored) are deaf to the terminal's, yet see whether one came: a *witness* forked first, in this process
+    group, with Ctrl-C's default action, dies of it. ``witness.pressed`` says so once the block has ended;
+    the caller then stops as if interrupted. In the main thread only (elsewhere nothing is ignored)."""
+    witness = Witness()
+    if threading.current_thread() is not threading.main_thread() or not hasattr(os, "fork"):
+        yield witness
+        return
+    with forking():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the witness itself: waits for a Ctrl-C or its parent's kill
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _release_sigint()
+                die_with_parent()
+                while True:
+                    signal.pause()
+            finally:
+                os._exit(0)
+    try:
+        with sigint(signal.SIG_IGN):
+            yield witness
+    finally:
+        with contextlib.suppress(OSError):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            witness.pressed = done == pid and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT
+            if done != pid:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+
 @contextlib.contextmanager
 def forking() -> Iterator[None]:
     """Hold Ctrl-C while starting children: a child starts with it blocked and decides how to take it

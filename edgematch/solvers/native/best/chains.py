@@ -524,15 +524,17 @@ RETRIES = 1  # a task that raises runs once more (a killed worker's task is resc
 
 
 def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
-    """``best`` with one chain per worker thread of ``task.cluster`` (see the module docstring). Connecting (a
-    local cluster starting) counts against the time limit."""
+    """``best`` with one chain per worker thread of ``task.cluster`` (see the module docstring). The time limit
+    counts from when the cluster is ready: a local cluster's start and close are reported apart (counters
+    ``cluster_start_seconds``, ``cluster_close_seconds``), as with a race and a count's parts."""
     from edgematch.solvers.cluster import connected, distributed, threads
 
-    began = time.monotonic()
-    deadline = None if task.time_limit is None else began + task.time_limit
-    got = _Gathered(task, began)
     reason = ""
+    connecting = time.monotonic()
     with connected(task.cluster) as client:
+        began = time.monotonic()
+        deadline = None if task.time_limit is None else began + task.time_limit
+        got = _Gathered(task, began)
         dd = distributed()
         run = uuid.uuid4().hex[:12]
         names = (f"edgematch-best-{run}", f"edgematch-best-board-{run}", f"edgematch-best-stop-{run}")
@@ -567,10 +569,13 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
                 shared.delete()
             with contextlib.suppress(Exception):
                 queue.close()
+        ended = time.monotonic()
     if got.usage is not None:  # every chain has the same options: one process would have raised it too
         raise got.usage
-    stopped = reason or (TIME_LIMIT if deadline is not None and time.monotonic() >= deadline - REPORT_AHEAD else "")
-    return merged(backend, puzzle, task, got, stopped, time.monotonic() - began, chains)
+    stopped = reason or (TIME_LIMIT if deadline is not None and ended >= deadline - REPORT_AHEAD else "")
+    result = merged(backend, puzzle, task, got, stopped, ended - began, chains)
+    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=time.monotonic() - ended)
+    return result
 
 
 def _drain(queue: Any, got: _Gathered, puzzle: Puzzle) -> None:
