@@ -22,8 +22,8 @@ def load_commands() -> typer.Typer:
 
 def run() -> None:
     """Entry point of the console script."""
-    load_commands()
     try:
+        load_commands()
         app()
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
