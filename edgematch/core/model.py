@@ -13,6 +13,7 @@ Glossary (used across the project):
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 from collections import Counter
@@ -196,10 +197,7 @@ class Puzzle:
 
     def _pattern_key(self, sides: Iterable[int]) -> tuple[int, ...]:
         """Frame sides of a tile or cell, up to rotation when rotation is allowed."""
-        sides = tuple(sorted(sides))
-        if not self.rotations:
-            return sides
-        return min(tuple(sorted((s + r) % 4 for s in sides)) for r in range(4))
+        return _frame_pattern(tuple(sides), self.rotations)
 
     def _hint_problems(self) -> Iterator[str]:
         seen_cells: dict[int, int] = {}
@@ -474,6 +472,15 @@ def _placement(i: int, value: object) -> Placement:
         if type(t) is int and type(r) is int and -MAX_LABEL <= t <= MAX_LABEL and -MAX_LABEL <= r <= MAX_LABEL:
             return value if type(value) is Placement else Placement(t, r)  # type: ignore[return-value]
     return Placement(*_whole_fields(i, value, "solution cell", Placement._fields))
+
+
+@functools.cache
+def _frame_pattern(sides: tuple[int, ...], rotations: bool) -> tuple[int, ...]:
+    """:meth:`Puzzle._pattern_key` (16 side sets: a board of 62,500 cells asks it 125,000 times)."""
+    ordered = tuple(sorted(sides))
+    if not rotations:
+        return ordered
+    return min(tuple(sorted((s + r) % 4 for s in ordered)) for r in range(4))
 
 
 def _pattern_name(key: tuple[int, ...]) -> str:

@@ -102,11 +102,16 @@ def read(source: Source) -> Puzzle:
     rule = str(fields.get("rule", "same"))
     names = _name_table(labels, rule)
 
+    read_before: dict[str, int] = {}  # a big board repeats a few hundred labels
+
     def label(word: str, line: Line) -> int:
         if word in names:
             return names[word]
+        if word in read_before:
+            return read_before[word]
         if is_integer_word(word):
-            return source.int_word(word, line, "label")
+            read_before[word] = source.int_word(word, line, "label")
+            return read_before[word]
         raise source.error(f"unknown label {quoted(word)} (declare it with a 'label' line)", line)
 
     tiles = []
