@@ -65,7 +65,10 @@ def edge_classes(puzzle: Puzzle) -> EdgeClasses:
     rim: set[int] = set()
     inner: set[int] = set()
     for tile in puzzle.tiles:
-        framed = [s for s in SIDES if puzzle.frame is not None and tile.edges[s] == puzzle.frame]
+        if puzzle.frame not in tile.edges:  # no frame side (an inner tile, or no frame): every edge is inner
+            inner.update(tile.edges)
+            continue
+        framed = [s for s in SIDES if tile.edges[s] == puzzle.frame]
         for s in SIDES:
             label = tile.edges[s]
             if s in framed:

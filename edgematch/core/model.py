@@ -42,7 +42,8 @@ _INTEGER = re.compile(r"-?[0-9]+")
 def rotate_edges(edges: Sequence[int], r: int) -> Edges:
     """The labels facing N, E, S, W after ``r`` clockwise quarter turns (one turn: old W faces N)."""
     r %= 4
-    return (edges[(0 - r) % 4], edges[(1 - r) % 4], edges[(2 - r) % 4], edges[(3 - r) % 4])
+    edges = tuple(edges)
+    return edges[4 - r:] + edges[:4 - r] if r else edges
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from itertools import permutations, product
 from typing import TypeVar
 
+import numpy as np
+
 from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
 
 T = TypeVar("T")
@@ -51,22 +53,51 @@ def _period(edges: Edges) -> int:
 
 
 def tile_types(puzzle: Puzzle) -> TileTypes:
-    """Group the puzzle's free (unhinted) tiles into types."""
+    """Group the puzzle's free (unhinted) tiles into types, in the order of each type's first tile; a type's
+    representative is its smallest turn (:meth:`~edgematch.core.model.Tile.canonical`). Vectorised: a
+    250x250 board has 62,500 tiles, and every backend builds this first."""
     hinted = {c: (t, r) for c, t, r in puzzle.hints}
     hinted_tiles = {t for t, _ in hinted.values()}
-    groups: dict[Edges, list[tuple[int, int]]] = {}
-    for i, tile in enumerate(puzzle.tiles):
-        if i in hinted_tiles:
-            continue
-        rep = tile.canonical(puzzle.rotations)
-        d = next(r for r in range(4) if rotate_edges(rep, r) == tile.edges)
-        groups.setdefault(rep, []).append((i, d))
-    reps = tuple(groups)
-    turns = tuple(tuple(range(_period(rep))) if puzzle.rotations else (0,) for rep in reps)
-    multiplier = math.prod(math.factorial(len(m)) for m in groups.values())
+    free = np.array([i for i in range(len(puzzle.tiles)) if i not in hinted_tiles], dtype=np.int64)
+    if not len(free):
+        return TileTypes((), (), (), hinted, 1)
+    edges = np.array([puzzle.tiles[i].edges for i in free], dtype=np.int64).reshape(len(free), 4)
+    turned = np.stack([np.roll(edges, r, axis=1) for r in range(4)] if puzzle.rotations else [edges])
+    k = np.zeros(len(free), dtype=np.int64)  # the turn giving the smallest edges (the first one on ties)
+    for r in range(1, len(turned)):
+        rows, mine = turned[r], turned[k, np.arange(len(free))]
+        differ = rows != mine
+        first = differ.argmax(axis=1)  # the first side where they differ (lexicographic order, as tuples)
+        at = np.arange(len(free))
+        k = np.where(differ.any(axis=1) & (rows[at, first] < mine[at, first]), r, k)
+    reps = turned[k, np.arange(len(free))]
+    _, first_of, inverse = np.unique(reps, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rank = np.empty(len(first_of), dtype=np.int64)
+    rank[np.argsort(first_of, kind="stable")] = np.arange(len(first_of))  # types in order of first appearance
+    type_of = rank[inverse]
+    # the fewest turns d taking the representative to the tile: turned[-d % 4] equal to the representative
+    d = np.full(len(free), -1, dtype=np.int64)
+    for r in (range(4) if puzzle.rotations else (0,)):
+        same = (d < 0) & (turned[(-r) % len(turned)] == reps).all(axis=1)
+        d[same] = r
+    groups: list[list[tuple[int, int]]] = [[] for _ in first_of]
+    for i, t, turns in zip(free.tolist(), type_of.tolist(), d.tolist(), strict=True):
+        groups[t].append((i, turns))
+    ordered = reps[np.sort(first_of)]
+    rep_edges = tuple(map(tuple, ordered.tolist()))
+    if puzzle.rotations:  # _period of each representative
+        periods = np.where((np.roll(ordered, 1, axis=1) == ordered).all(axis=1), 1,
+                           np.where((np.roll(ordered, 2, axis=1) == ordered).all(axis=1), 2, 4)).tolist()
+    else:
+        periods = [4] * len(rep_edges)
+    span = {p: tuple(range(p)) for p in (1, 2, 4)}
+    turns = tuple(span[period] if puzzle.rotations else (0,) for period in periods)
+    multiplier = math.prod(math.factorial(len(m)) for m in groups if len(m) > 1)
     if puzzle.rotations:
-        multiplier *= math.prod((4 // _period(rep)) ** len(groups[rep]) for rep in reps)
-    return TileTypes(reps, tuple(tuple(m) for m in groups.values()), turns, hinted, multiplier)
+        multiplier *= math.prod((4 // period) ** len(m) for m, period in zip(groups, periods, strict=True)
+                                if period < 4)
+    return TileTypes(rep_edges, tuple(map(tuple, groups)), turns, hinted, multiplier)
 
 
 def board_grid(puzzle: Puzzle, types: TileTypes, board: Board) -> tuple[Edges, ...]:
