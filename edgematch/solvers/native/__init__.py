@@ -193,15 +193,10 @@ class NativeBackend(Backend):
         super().__init__(sub)
 
     def warm_up(self, question: Question | None = None) -> None:
-        """The search loop; for ``best`` also the best-score loops (depth-first, beam, repair), whose first
-        load imports numba and may compile (seconds): paid here, never inside a timed search."""
+        """Load the C library every question's loops are in (about a millisecond), before any timed run."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         ensure_compiled()
-        if question == "best":
-            from edgematch.solvers.native.best.chains import warm_up
-
-            warm_up()
 
     def refusal(self, task: Task) -> str | None:
         check_values(task.options)

@@ -48,7 +48,7 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
 KERNELS = ("c", "numba")
 ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 6  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 7  # em_abi_version() (EM_ABI in em.h) of the C sources this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -162,7 +162,62 @@ def c_library() -> Any:
         A, N, A, A, A, A, N,  # j_slot, j_slots, j_used, j_picks, j_ptr, j_end, j_cap
         A,  # counters
     ]
+    best = lib.em_best_search  # best/dfs.c
+    best.restype = N
+    best.argtypes = [
+        N, A, A,  # P, key_a, key_b
+        A, A, A, A, N, A,  # combo, extra_n, extra_src, extra_side, extra_cols, order
+        A, A, A, A, A, A, A, A, A,  # cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm
+        A, A, A, A, N, A,  # cand_type, cand_edge, cand_la, cand_lb, width, fits_upto
+        A, A, A,  # type_left, placed, sched
+        A, A, A, A, A, A, A, A,  # picks, phase, cur, end, brk, best, state, flags
+        N, N,  # budget, phases
+    ]
+    expand = lib.em_beam_expand  # best/beam.c
+    expand.restype = N
+    expand.argtypes = [
+        N, N, N, A, N,  # p, s_lo, s_hi, ring, R
+        A, N, N, A,  # left, T, left_wide, brk
+        A, A, A, N, A, A, A,  # combo, extra_n, extra_side, extra_cols, src_const, src_slot, src_side
+        A, A, A, A, A, A, A, A, A,  # cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm
+        A, A, A, A, N, N,  # cand_type, cand_edge, cand_la, cand_lb, width, fanout
+        A, A, A, N, A, A,  # ch_parent, ch_cand, ch_brk, n_ch, tie, rng
+    ]
+    truncate = lib.em_beam_truncate
+    truncate.restype = N
+    truncate.argtypes = [A, N, N, A, A]  # ch_brk, n_ch, width, keep, rng
+    materialise = lib.em_beam_materialise
+    materialise.restype = None
+    materialise.argtypes = [
+        N, A, N, A, A, A,  # p, keep, n, ch_parent, ch_cand, ch_brk
+        A, N, A, N, N,  # ring, R, left, T, left_wide
+        A, A, A, N, A,  # new_ring, new_left, new_brk, slot, cand_type
+        A, A, N,  # par, cand, forest_cols
+    ]
+    score = lib.em_repair_score  # best/repair.c
+    score.restype = N
+    score.argtypes = [A, A, N]  # lab, nb, n
+    hungarian = lib.em_hungarian
+    hungarian.restype = None
+    hungarian.argtypes = [A, N, N, A, A, A, A, A, A, A]  # cost, stride, k, assign, u, v, p, way, minv, used
+    lns = lib.em_repair_lns
+    lns.restype = N
+    lns.argtypes = [
+        N, N, N, A, A,  # moves, W, H, free, nb
+        A, A, A, N, A, A,  # cls, opt_start, opt_end, n_types, opt_type, opt_edge
+        A, A, A, A, A,  # typ, opt, lab, best_typ, best_opt
+        A, A, A, A, A, N, A,  # state, weights, rewards, counters, temps, node_cap, rng
+    ]
     _c_library = lib
+    return lib
+
+
+def require() -> Any:
+    """The loaded C library, or a :class:`BackendError` saying why it is not there and what to install."""
+    lib = c_library()
+    if lib is None:
+        raise BackendError(f"native backend: the C kernel is not available: {c_problem()}; "
+                           f"reinstall edgematch with a C compiler")
     return lib
 
 
@@ -219,6 +274,30 @@ def c_arrays(tables: Tables) -> dict[str, np.ndarray]:
     """The tables' arrays as the C loops read them (``TABLE_DTYPES``): C-contiguous with their exact element
     types (a copy only where one is not). Whoever passes their addresses keeps this dict alive."""
     return {name: np.ascontiguousarray(getattr(tables, name), dtype) for name, dtype in TABLE_DTYPES.items()}
+
+
+def address(array: np.ndarray, dtype: type | np.dtype, name: str, shape: tuple[int | None, ...] | None = None) -> int:
+    """The address of ``array``'s data for a C loop, which reads (and may write) it as C-contiguous ``dtype``
+    of ``shape`` (None: any length on that axis): anything else is an internal error, never a silent copy
+    (a loop's writes to a copy would be lost) or a read past the end."""
+    want = np.dtype(dtype)
+    if array.dtype != want or not array.flags.c_contiguous or not array.flags.writeable:
+        raise BackendError(f"native backend: internal error: {name} is {array.dtype}, "
+                           f"contiguous={array.flags.c_contiguous}; the loop needs writable contiguous {want}")
+    if shape is not None and (array.ndim != len(shape)
+                              or any(s is not None and s != n for s, n in zip(shape, array.shape, strict=True))):
+        raise BackendError(f"native backend: internal error: {name} has shape {array.shape}, the loop needs {shape}")
+    return int(array.ctypes.data)
+
+
+def seeded(seed: int) -> np.ndarray:
+    """The state of em.h's generator for ``seed`` (one nonzero word; splitmix64 of the seed, so nearby seeds
+    start far apart): the C loops that draw at random advance it in place."""
+    z = (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & (2**64 - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    z ^= z >> 31
+    return np.array([z or 1], np.uint64)
 
 
 def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
