@@ -52,7 +52,7 @@ def test_a_crash_is_an_error_not_a_hang(rigged, instance):
 
 
 def test_loading_a_backend_is_not_charged_to_the_run(rigged, instance, monkeypatch):
-    """A backend whose first load takes 3 s (a numba compile) still answers in a 1 s run: the limit and the
+    """A backend whose first load takes 3 s (a compile at first use) still answers in a 1 s run: the limit and the
     harness's kill count from when the run's call starts (before, the run was killed at 1.5 s while loading)."""
     from tests.rigged import SlowLoadingBackend
 

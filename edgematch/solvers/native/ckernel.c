@@ -30,6 +30,17 @@ enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 /* em.h's EM_ABI: kernels.py refuses a library built from other signatures. */
 EM_EXPORT int64_t em_abi_version(void) { return EM_ABI; }
 
+/* The compiler that built the library (the bench records it with the package versions). */
+EM_EXPORT const char *em_compiler(void) {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "an unnamed C compiler";
+#endif
+}
+
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
                           const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,

@@ -2,8 +2,7 @@
  * and restrict markers, and the seeded generator of the loops that draw at random.
  *
  * Every loop is an exported function called through ctypes (edgematch/solvers/native/kernels.py types each
- * one and checks the arrays it passes); none uses the Python API. Arithmetic is in 64 bits for indices and
- * counters, as the numba loops these replaced were typed. */
+ * one and checks the arrays it passes); none uses the Python API. Indices and counters are 64 bits. */
 #ifndef EDGEMATCH_EM_H
 #define EDGEMATCH_EM_H
 
