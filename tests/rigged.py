@@ -95,7 +95,7 @@ class OverclaimBackend(Backend):
 
 
 class SlowLoadingBackend(Backend):
-    """Takes $RIGGED_LOAD_SECONDS (default 3) to load, once per process (as numba's first compile does), then
+    """Takes $RIGGED_LOAD_SECONDS (default 3) to load, once per process (as a compile at first use would), then
     answers with the native backend; records each question it was loaded for in ``questions_loaded``."""
 
     name = "slowload"

@@ -52,7 +52,7 @@ def test_a_crash_is_an_error_not_a_hang(rigged, instance):
 
 
 def test_loading_a_backend_is_not_charged_to_the_run(rigged, instance, monkeypatch):
-    """A backend whose first load takes 3 s (a numba compile) still answers in a 1 s run: the limit and the
+    """A backend whose first load takes 3 s (a compile at first use) still answers in a 1 s run: the limit and the
     harness's kill count from when the run's call starts (before, the run was killed at 1.5 s while loading)."""
     from tests.rigged import SlowLoadingBackend
 
@@ -88,14 +88,15 @@ def test_the_harness_loads_each_backend_for_the_questions_its_runs_ask(rigged):
     assert not skipped and "best" in SlowLoadingBackend.questions_loaded and "slowload" in setup
 
 
-def test_native_loads_the_best_score_loops_when_asked_for_best():
+def test_native_warm_up_loads_every_loop_for_any_question():
+    """The seven loops are one C library: warming native up for a first solution leaves nothing to load for
+    best (its depth-first, beam and repair loops are typed and ready)."""
     code = ("from edgematch.solvers.base import get_backend\n"
-            "from edgematch.solvers.native import best\n"
-            "from edgematch.solvers.native.best import beam, repair\n"
+            "from edgematch.solvers.native import compiled, kernels\n"
             "get_backend('native').warm_up('first')\n"
-            "assert not best._compiled\n"
-            "get_backend('native').warm_up('best')\n"
-            "assert best._compiled and beam.ensure_compiled() == 0.0 and repair.ensure_compiled() == 0.0\n")
+            "assert compiled.ensure_compiled() == 0.0\n"
+            "lib = kernels.c_library()\n"
+            "assert all(f.argtypes for f in (lib.em_best_search, lib.em_beam_expand, lib.em_repair_lns))\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=600)
 
 

@@ -19,8 +19,8 @@ from edgematch import GeneratorSpec, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.native.best import admissible_board
-from edgematch.solvers.native.best import repair_kernel as K
-from edgematch.solvers.native.best.repair import OPERATORS, Repairer, repair_tables
+from edgematch.solvers.native.best import repair as K
+from edgematch.solvers.native.best.repair import OPERATORS, Repairer, hungarian, repair_tables
 from edgematch.solvers.native.best.stages import first_broken_row, tail_rebeam
 from tests.test_best_beam import BOARDS
 
@@ -103,10 +103,7 @@ def test_the_assignment_is_optimal_on_small_matrices():
 
     for k in range(1, 7):
         cost = rng.integers(0, 5, (k, k)).astype(np.float64)
-        assign = np.zeros(K.MAX_ASSIGN + 1, np.int64)
-        scratch = [np.zeros(K.MAX_ASSIGN + 1, t) for t in (np.float64, np.float64, np.int64, np.int64, np.float64)]
-        used = np.zeros(K.MAX_ASSIGN + 1, np.bool_)
-        K.hungarian(cost, k, assign, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], used)
+        assign = hungarian(cost, k)
         assert sorted(assign[:k].tolist()) == list(range(k))
         got = sum(cost[i, assign[i]] for i in range(k))
         assert got == min(sum(cost[i, p[i]] for i in range(k)) for p in permutations(range(k)))

@@ -1,5 +1,8 @@
-"""The C kernel (ckernel.c) against the numba kernel: bit-identical counters, picks and resumable state;
-which one runs, and a small solve that never loads numba."""
+"""The native engine's C loops: their resumable contract (a search sliced into many calls, its buffer drained
+as it fills, ends exactly as one long call does: the same solutions, counters and proofs), the binding's
+checks of the arrays it passes, and what a user sees when the library was not built (one line saying what to
+install; the other backends still answer). Counts against the brute force are in test_native.py, best scores
+in test_best_solvers.py."""
 
 import os
 import random
@@ -10,19 +13,28 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import edgematch
 from edgematch.core.generator import GeneratorSpec, generate
-from edgematch.errors import BackendError, UsageError
+from edgematch.errors import BackendError
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.compiled import ensure_compiled
+from edgematch.solvers.native.best import (
+    FINISHED,
+    IMPROVED,
+    NODES,
+    PRUNED,
+    SHOWN,
+    _Run,
+    build_best_tables,
+    schedule,
+    shuffled,
+)
+from edgematch.solvers.native.best.beam import BeamTables, beam
 from edgematch.solvers.native.search import Search, prefixes
-from edgematch.solvers.native.tables import build_tables, shuffled
+from edgematch.solvers.native.tables import build_tables
+from edgematch.solvers.native.tables import shuffled as shuffled_first
 from tests.samples import random_small_puzzles
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_c = pytest.mark.skipif(kernels.c_library() is None,
-                             reason=f"the C kernel is not built: {kernels.c_problem()}")
-CAP = 2_000_000  # nodes a comparison run may take (the unframed 5x5 boards stop there, mid-tree)
+CAP = 2_000_000  # nodes one whole run may take (a board whose tree is bigger is left out)
 
 
 def _medium():
@@ -30,185 +42,189 @@ def _medium():
         dict(width=4, height=4, framed=True, border_colours=2, inner_colours=3),
         dict(width=4, height=4, framed=False, colours=7),
         dict(width=5, height=5, framed=True, border_colours=2, inner_colours=4),
-        dict(width=5, height=5, framed=False, colours=9),
         dict(width=5, height=4, framed=True, border_colours=2, inner_colours=3, rule="signed"),
         dict(width=4, height=4, framed=False, colours=6, rule="signed", rotations=False),
     ]
-    return [generate(GeneratorSpec(seed=seed, **kw))[0] for kw in families for seed in range(8)]
+    return [generate(GeneratorSpec(seed=seed, **kw))[0] for kw in families for seed in range(6)]
 
 
 PUZZLES = random_small_puzzles(110, seed=77) + _medium()
 
 
-def _snapshot(search):
-    return (search.counters.tolist(), search.state.tolist(), search.picks.tolist(), search.ptr.tolist(),
-            search.end.tolist(), search.type_left.tolist(), search.placed.tolist(), search.vis.tolist())
-
-
-def _pair(tables, **kw):
-    return Search(tables, kernel="c", **kw), Search(tables, kernel="numba", **kw)
-
-
-def _run_alike(c, nb, budgets):
-    """Step both searches with the same budgets; every code, stored solution and state array must match."""
-    found = []
-    for budget in budgets:
-        code_c, code_nb = c.step(budget), nb.step(budget)
-        assert code_c == code_nb
-        assert _snapshot(c) == _snapshot(nb)
-        got_c, got_nb = c.drain(), nb.drain()
-        assert [g.tolist() for g in got_c] == [g.tolist() for g in got_nb]
-        found += [g.tolist() for g in got_c]
-        if code_c == kernels.FINISHED:
-            break
-    return found
+def _whole(search: Search, budgets: list[int]) -> tuple[list[list[int]], list[int]]:
+    """Step ``search`` with ``budgets`` (the last repeated) until its tree is searched, draining its buffer
+    after every call: the solutions in the order found, and the final counters."""
+    found: list[list[int]] = []
+    i = 0
+    while not search.finished:
+        search.step(budgets[min(i, len(budgets) - 1)])
+        found += [g.tolist() for g in search.drain()]
+        i += 1
+    return found, search.counters.tolist()
 
 
 def test_the_sample_is_as_meant():
-    assert len(PUZZLES) >= 150
+    assert len(PUZZLES) >= 130
     assert {(p.width, p.height) for p in PUZZLES} >= {(2, 2), (3, 3), (4, 4), (5, 5), (5, 4)}
     assert any(p.frame is not None for p in PUZZLES) and any(p.frame is None for p in PUZZLES)
     assert any(p.hints for p in PUZZLES) and any(not p.rotations for p in PUZZLES)
 
 
-@needs_c
-@pytest.mark.parametrize("chunk", range(4))
-def test_counts_are_identical(chunk):
-    for puzzle in PUZZLES[chunk::4]:
-        for symmetry in (False, True):  # without the anchor the distinct (canonical) test runs in the loop
+@pytest.mark.parametrize("chunk", range(3))
+def test_a_sliced_plain_search_ends_as_one_call(chunk):
+    """Budgets of 1 to 40 nodes and a buffer of 1 to 3 solutions, resumed thousands of times, give the same
+    solutions in the same order and the same nodes, solutions and canonical counts as one call."""
+    rng = random.Random(chunk)
+    compared = 0
+    for puzzle in PUZZLES[chunk::3]:
+        for symmetry in (False, True):
             tables = build_tables(puzzle, symmetry=symmetry)
             if tables.positions == 0:
                 continue
-            c, nb = _pair(tables, distinct=True)
-            _run_alike(c, nb, [CAP])
-            assert c.kernel == "c" and nb.kernel == "numba"
+            one = Search(tables, capacity=10**5, distinct=True)
+            if one.step(CAP) != kernels.FINISHED:
+                continue  # a tree bigger than the cap (or more solutions than the buffer): not compared
+            whole = ([g.tolist() for g in one.drain()], one.counters.tolist())
+            sliced = Search(tables, capacity=rng.choice([1, 2, 3]), distinct=True)
+            budgets = [rng.choice([1, 1, 2, 3, 7, 40]) for _ in range(300)] + [5_000]
+            assert _whole(sliced, budgets) == whole
+            compared += 1
+    assert compared >= 60
 
 
-@needs_c
-@pytest.mark.parametrize("chunk", range(4))
-def test_first_solutions_and_listings_are_identical(chunk):
-    for puzzle in PUZZLES[chunk::4]:
-        tables = build_tables(puzzle, order=("row", "spiral", "frame")[chunk % 3])
-        if tables.positions == 0:
-            continue
-        c, nb = _pair(tables, capacity=1)
-        _run_alike(c, nb, [CAP])  # stops at the first solution (a full buffer)
-        c, nb = _pair(tables, capacity=5, distinct=True)
-        _run_alike(c, nb, [CAP // 4] * 8)  # every solution, five at a time
-
-
-@needs_c
-@pytest.mark.parametrize("chunk", range(4))
-def test_sliced_runs_keep_identical_state(chunk):
-    """Tiny budgets resumed many times, a small buffer drained as it fills: the state between slices is
-    the kernels' contract with the driver, so it must match exactly, then the rest of the tree too."""
-    rng = random.Random(chunk)
-    for puzzle in PUZZLES[chunk::4]:
-        tables = build_tables(puzzle, symmetry=rng.random() < 0.5)
-        if tables.positions == 0:
-            continue
-        c, nb = _pair(tables, capacity=rng.choice([1, 2, 3]), distinct=True)
-        budgets = [rng.choice([1, 1, 2, 3, 7, 40]) for _ in range(300)]
-        _run_alike(c, nb, budgets + [CAP // 10] * 10)
-
-
-@needs_c
-def test_parts_and_shuffled_tables_are_identical():
+def test_split_parts_and_shuffled_tables_end_as_one_call():
+    """The parts of a split tree together find what the whole tree does; a shuffled order finds the same
+    solution count."""
     rng = np.random.default_rng(5)
-    for puzzle in PUZZLES[-48::3]:
+    for puzzle in PUZZLES[-30::2]:
         tables = build_tables(puzzle)
-        for prefix in prefixes(tables, 6)[0][:4]:  # one part of a split tree
-            c, nb = _pair(tables, prefix=prefix, capacity=3, distinct=True)
-            _run_alike(c, nb, [500] * 20 + [CAP])
-        mixed, _ = shuffled(tables, rng)  # what a restart searches
-        c, nb = _pair(mixed, capacity=1)
-        _run_alike(c, nb, [100] * 50)
+        one = Search(tables, capacity=10**5)
+        if tables.positions < 3 or one.step(CAP) != kernels.FINISHED:
+            continue
+        total = one.solutions
+        parts, _ = prefixes(tables, 6)
+        by_parts = 0
+        for prefix in parts:
+            part = Search(tables, prefix=prefix, capacity=3)
+            by_parts += len(_whole(part, [500])[0])
+        assert by_parts == total
+        mixed, _ = shuffled_first(tables, rng)
+        assert len(_whole(Search(mixed, capacity=7), [100])[0]) == total
 
 
-@needs_c
-def test_the_backend_agrees_whichever_kernel_runs(monkeypatch):
-    puzzle = edgematch.read_puzzle(str(ROOT / "examples/hunde.em"))
-    results = {}
-    for name in kernels.KERNELS:
-        monkeypatch.setenv(kernels.ENV, name)
-        ensure_compiled()
-        result = edgematch.solve_all(puzzle, backend="native", distinct=True)
-        assert result.counters["kernel"] == name
-        results[name] = (result.count, result.distinct, result.counters["nodes"], result.solutions)
-    assert results["c"] == results["numba"]
-    assert results["c"][:2] == (16, 2)
+def _best_trace(tables, sched, phases: int, budgets: list[int]) -> tuple[list, list]:
+    """Run the depth-first best search to its end (with the caller's raising of the bar after each better
+    board): every better board in order (fitting seams, picks), and the final node count and pruned flag."""
+    run = _Run(tables, sched, -1, phases)
+    better = []
+    for i in range(10**6):
+        code = run.step(budgets[min(i, len(budgets) - 1)])
+        if code == IMPROVED:
+            shown = int(run.state[SHOWN])
+            better.append((int(run.state[3]), run.best[:shown].tolist()))
+            run.raise_bar(int(run.state[3]))
+        elif code == FINISHED:
+            return better, [int(run.flags[NODES]), int(run.flags[PRUNED])]
+        if int(run.flags[NODES]) > CAP:
+            return better, [-1, -1]
+    raise AssertionError("the best search never ended")
 
 
-def test_the_kernel_choice(monkeypatch):
-    monkeypatch.delenv(kernels.ENV, raising=False)
-    assert kernels.selected() == ("c" if kernels.c_library() is not None else "numba")
-    monkeypatch.setenv(kernels.ENV, "numba")
-    assert kernels.selected() == "numba"
-    monkeypatch.setenv(kernels.ENV, " NUMBA ")
-    assert kernels.selected() == "numba"
-    monkeypatch.setenv(kernels.ENV, "fortran")
-    with pytest.raises(UsageError, match="EDGEMATCH_KERNEL='fortran' is not a kernel; choose c or numba"):
-        kernels.selected()
-    with pytest.raises(UsageError, match="unknown native kernel"):
-        Search(build_tables(PUZZLES[0]), kernel="fortran")
+@pytest.mark.parametrize("seed", range(6))
+def test_a_sliced_best_search_ends_as_one_call(seed):
+    """The depth-first best search's state between calls is its contract: tiny budgets give the same better
+    boards, the same nodes and the same proof as one call, with a schedule and without, in shuffled orders."""
+    size = 3 + seed % 3
+    spec = GeneratorSpec(size, size, like="e2", hint=seed % 2 == 0, seed=seed) if seed < 4 else \
+        GeneratorSpec(size, size, colours=3, framed=False, seed=seed)
+    puzzle = generate(spec)[0]
+    tables = build_best_tables(puzzle)
+    rng = random.Random(seed)
+    for ordering in (tables, shuffled(tables, np.random.default_rng(seed))):
+        P = ordering.positions
+        for sched, phases in ((schedule(P, 0.3, max(1, P // 4)), 6), (schedule(P, 0.0, 2 * P), 6),
+                              (schedule(P, 0.5, 2), 4)):
+            whole = _best_trace(ordering, sched, phases, [10**9])
+            assert whole[0], "no board at all"
+            budgets = [rng.choice([1, 2, 5, 30]) for _ in range(2_000)] + [1_000]
+            assert _best_trace(ordering, sched, phases, budgets) == whole
 
 
-def test_a_missing_c_kernel_falls_back_unless_forced(monkeypatch):
-    monkeypatch.setattr(kernels, "_c_library", None)
-    monkeypatch.setattr(kernels, "_c_problem", "not built (pretend)")
-    monkeypatch.delenv(kernels.ENV, raising=False)
-    assert kernels.selected() == "numba"
-    monkeypatch.setenv(kernels.ENV, "c")
-    with pytest.raises(BackendError, match=r"C kernel is not available: not built \(pretend\).*EDGEMATCH_KERNEL=numba"):
-        kernels.selected()
+def test_a_beam_is_its_seed():
+    """The beam draws its ties from em.h's generator, seeded per beam: the same seed gives the same board
+    and counters, and the seeds do not all give one board."""
+    puzzle = generate(GeneratorSpec(6, 6, like="e2", seed=3))[0]
+    bt = BeamTables(puzzle, "comb")
+
+    def run(seed: int):
+        counters = {"children": 0, "states": 0}
+        found = beam(bt, 60, 3, seed, None, counters)
+        assert found is not None
+        return found[0].tolist(), found[1], counters
+
+    first = run(11)
+    assert run(11) == first
+    assert len({str(run(s)[0]) for s in range(11, 16)}) > 1
+    assert kernels.seeded(11)[0] != kernels.seeded(12)[0] != 0
 
 
-def _cli(env_kernel, code):
-    env = {k: v for k, v in os.environ.items() if k != kernels.ENV}
-    if env_kernel is not None:
-        env[kernels.ENV] = env_kernel
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+def test_the_binding_refuses_arrays_the_loop_would_misread():
+    ok = np.zeros((3, 4), np.int64)
+    assert kernels.address(ok, np.int64, "ok", (3, 4)) == ok.ctypes.data
+    assert kernels.address(ok, np.int64, "ok", (None, 4)) == ok.ctypes.data
+    with pytest.raises(BackendError, match="internal error: narrow is int32"):
+        kernels.address(ok.astype(np.int32), np.int64, "narrow")
+    with pytest.raises(BackendError, match="contiguous=False"):
+        kernels.address(ok[:, ::2], np.int64, "strided")
+    with pytest.raises(BackendError, match=r"has shape \(3, 4\), the loop needs \(3, 2\)"):
+        kernels.address(ok, np.int64, "short", (3, 2))
+    frozen = ok.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(BackendError, match="writable"):
+        kernels.address(frozen, np.int64, "frozen")
 
 
-# the console script's entry, then which modules it loaded
-SOLVE = """
+def test_every_loop_is_in_the_one_library():
+    lib = kernels.require()
+    for name in ("em_search", "em_propagate", "em_probe", "em_memo", "em_best_search", "em_beam_expand",
+                 "em_beam_truncate", "em_beam_materialise", "em_repair_lns", "em_repair_score", "em_hungarian"):
+        assert getattr(lib, name).argtypes is not None, name
+    assert lib.em_abi_version() == kernels.C_ABI
+    assert kernels.compiler().split()[0] in ("gcc", "clang")
+
+
+# the console script's entry with the C library pretended missing, as on an install without a C compiler
+NOT_BUILT = """
 import sys
-sys.argv = ["edgematch", "solve", "examples/insects.arc"]
+from edgematch.solvers.native import kernels
+kernels._c_problem = "it was not built when edgematch was installed (pretend)"
+sys.argv = ["edgematch", *sys.argv[1:]]
 from edgematch.cli.main import run
-try:
-    run()
-except SystemExit as exc:
-    assert not exc.code, exc.code
-print("LOADED", sorted({m.split(".")[0] for m in sys.modules} & {"numba", "llvmlite"}))
+run()
 """
 
 
-@needs_c
-def test_a_small_solve_never_imports_numba():
-    done = _cli(None, SOLVE)
-    assert done.returncode == 0, done.stderr
-    assert "solved" in done.stdout
-    assert "LOADED []" in done.stdout
+def _without_c(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", NOT_BUILT, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "80"})
 
 
-def test_forcing_numba_runs_numba():
-    code = SOLVE.replace('print("LOADED"', 'print("KERNEL", edgematch_kernel(), "LOADED"').replace(
-        "from edgematch.cli.main import run",
-        "from edgematch.cli.main import run\nfrom edgematch.solvers.native.kernels import selected as edgematch_kernel")
-    done = _cli("numba", code)
-    assert done.returncode == 0, done.stderr
-    assert "KERNEL numba LOADED ['llvmlite', 'numba']" in done.stdout
-    counted = _cli("numba", "import edgematch\n"
-                            "r = edgematch.count(edgematch.read_puzzle('examples/insects.arc'), backend='native')\n"
-                            "print(r.count, r.counters['kernel'])")
-    assert counted.stdout.split() == ["4", "numba"], counted.stderr
-
-
-def test_an_unknown_kernel_is_one_clear_line_and_exit_2():
-    done = subprocess.run([sys.executable, "-m", "edgematch", "solve", "examples/insects.arc"], cwd=ROOT,
-                          env={**os.environ, kernels.ENV: "fortran"}, capture_output=True, text=True, timeout=120)
+def test_without_the_c_library_native_says_what_to_install_in_one_line():
+    done = _without_c("solve", "examples/insects.arc", "-b", "native")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "EDGEMATCH_KERNEL='fortran' is not a kernel" in lines[0], done.stderr
-    assert "Traceback" not in done.stderr
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "the C kernel is not available: it was not built" in lines[0]
+    assert "install a C compiler" in lines[0] and "build-essential" in lines[0]
+    listed = _without_c("backends")
+    assert listed.returncode == 0
+    assert "native - not here: native backend: the C kernel is not available" in listed.stdout
+
+
+def test_without_the_c_library_the_other_backends_answer():
+    pytest.importorskip("ortools")
+    done = _without_c("solve", "examples/insects.arc")
+    assert done.returncode == 0, done.stderr
+    assert "solved" in done.stdout and "auto(cpsat)" in done.stdout
+    best = _without_c("best", "examples/insects.arc", "-t", "2")
+    assert best.returncode == 0 and "12/12" in best.stdout, best.stderr

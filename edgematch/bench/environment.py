@@ -13,8 +13,9 @@ from typing import Any
 
 from edgematch.solvers.processes import usable_cores
 
-# distributions whose versions decide the figures: the project, its compiler, the solver libraries
-PACKAGES = ("edgematch", "numba", "llvmlite", "numpy", "ortools", "python-sat", "psutil")
+# distributions whose versions decide the figures: the project, the solver libraries (the native loops' C
+# compiler is recorded apart, as ``c_kernel``)
+PACKAGES = ("edgematch", "numpy", "ortools", "python-sat", "psutil")
 
 
 def cpu_model() -> str:
@@ -61,8 +62,16 @@ def environment() -> dict[str, Any]:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "packages": versions,
+        "c_kernel": c_kernel(),
         "commit": git_commit(),
     }
+
+
+def c_kernel() -> str:
+    """The compiler that built the native backend's C library, or why it is not available."""
+    from edgematch.solvers.native.kernels import compiler
+
+    return compiler()
 
 
 def governor() -> str | None:

@@ -421,6 +421,8 @@ def environment_rows(summary: Summary) -> list[tuple[str, str]]:
             ("memory", f"{env.get('memory_gb')} GiB"), ("OS", str(env.get("os"))),
             ("Python", f"{env.get('python')} ({env.get('implementation')})")]
     rows += [(name, str(version or "not installed")) for name, version in (env.get("packages") or {}).items()]
+    if env.get("c_kernel"):
+        rows.append(("native C kernel built by", str(env["c_kernel"])))
     setup = env.get("setup_seconds") or {}
     if setup:  # loading each backend's libraries and compiled code once, before any run forked (in no run's time)
         rows.append(("loaded before the runs", ", ".join(f"{name} {s:.1f} s" for name, s in setup.items())))

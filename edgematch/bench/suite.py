@@ -556,7 +556,7 @@ def _unique(spec: GeneratorSpec, family: str, fail) -> GeneratorSpec:
 
     try:
         _, _, tries = unique_puzzle(spec)
-    except EdgematchError as exc:  # none found in the tries and time allowed, or numba missing
+    except EdgematchError as exc:  # none found in the tries and time allowed, or native not built
         raise fail("unique", f"family {family}: {exc}", family) from None
     return replace(spec, attempt=spec.attempt + tries - 1)
 

@@ -259,7 +259,7 @@ def connected(cluster: object) -> Iterator[Any]:
 
 def _quick_exit(dd: Any) -> Any:
     """A worker plugin for the local clusters started here: a worker that is closing leaves its process at
-    once (``os._exit``) instead of tearing down its interpreter, which with numba and the solver libraries
+    once (``os._exit``) instead of tearing down its interpreter, which with the solver libraries
     loaded took 0.2-0.6 s, past the call's time limit. Nothing of a worker outlives the call anyway; its
     runs' children die with it (``PR_SET_PDEATHSIG``). Never registered on a cluster the caller runs.
     (Made here because Dask is imported only when a cluster is asked for; it travels to the workers by

@@ -140,9 +140,9 @@ RESTART_UNIT = 500_000
 class NativeBackend(Backend):
     name = "native"
     extra = None
-    modules = ()  # numba only when the C kernel was not built; kernels.py then says if numba is missing too
-    description = ("compiled backtracker (C built at install, else numba): row-scan candidate tables, "
-                   "identical tiles grouped")
+    modules = ()
+    description = ("compiled backtracker (C built at install): row-scan candidate tables, identical tiles "
+                   "grouped")
     options = ("order", "values", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start",
                "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
@@ -192,16 +192,17 @@ class NativeBackend(Backend):
             raise UsageError(f"unknown native variant {sub!r}; choose native or native:{' or native:'.join(VARIANTS)}")
         super().__init__(sub)
 
+    def missing(self) -> str | None:
+        """None when the C library (every loop of this backend) loads, else one line saying what to install."""
+        from edgematch.solvers.native.kernels import missing
+
+        return missing()
+
     def warm_up(self, question: Question | None = None) -> None:
-        """The search loop; for ``best`` also the best-score loops (depth-first, beam, repair), whose first
-        load imports numba and may compile (seconds): paid here, never inside a timed search."""
+        """Load the C library every question's loops are in (about a millisecond), before any timed run."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         ensure_compiled()
-        if question == "best":
-            from edgematch.solvers.native.best.chains import warm_up
-
-            warm_up()
 
     def refusal(self, task: Task) -> str | None:
         check_values(task.options)
@@ -313,7 +314,6 @@ class NativeBackend(Backend):
             return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
                 race.run_race(self, puzzle, task)
         from edgematch.solvers.native import parts
-        from edgematch.solvers.native.kernels import selected as selected_kernel
         from edgematch.solvers.native.search import drive, drive_restarts
 
         began = time.perf_counter()
@@ -396,7 +396,7 @@ class NativeBackend(Backend):
             timings=Timings(build=build, solve=solve),
             counters={
                 "nodes": outcome.nodes, "boards": outcome.solutions, "nodes_per_second": rate,
-                "load_seconds": compile_s, "kernel": selected_kernel(), "workers": task.workers,
+                "load_seconds": compile_s, "workers": task.workers,
                 "positions": tables.positions,
                 "candidates": len(tables.cand_type), "raw_per_board": tables.raw_multiplier,
                 **({"anchor": tables.anchor, "turns_folded": tables.folded} if tables.anchor is not None else {}),
@@ -470,13 +470,10 @@ def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | No
     process or each worker without propagation, in the C kernel, unless distinct boards need the canonical
     test (the memo cannot merge states whose boards must each be looked at)."""
     from edgematch.solvers.native.count.memo import applies, memo_mib
-    from edgematch.solvers.native.kernels import c_library, selected
 
     mib = memo_mib(task.options.get("memo", "auto"))
     if mib is None or task.question != "count" or how.any:
         return None, ""
-    if selected() != "c" or c_library() is None:
-        return None, "off (the C kernel only)"
     if not applies(tables, task.distinct):
         return None, "off (distinct boards need the canonical test: no anchor tile folds the board turns)"
     return mib, ""

@@ -1,41 +1,45 @@
-/* The native search loop in C: an exact port of kernel.search (the numba kernel), compiled ahead of time.
+/* The native engine's shared loops in C: the plain search (em_search), the search with propagation
+ * (em_propagate), the tree probes of the estimate (em_probe) and the memoised count (em_memo). The best-score
+ * loops sit beside their package (best/dfs.c, best/beam.c, best/repair.c); all are one extension module.
  *
- * Same arguments (numpy arrays as pointers to their C-contiguous data, plus the shapes the loop needs),
- * same resumable state machine (state[DEPTH], state[STARTED], state[STORED]; counters NODES, SOLUTIONS,
- * CANONICAL), same return codes and node counting: for the same input it leaves bit-identical counters,
- * picks, state and out buffers (tests/test_native_kernels.py checks it on many puzzles, sliced too).
+ * Every loop takes numpy arrays as pointers to their C-contiguous data, plus the shapes it needs, keeps its
+ * state in the caller's arrays (resumable: a call returns after a node budget) and returns a code.
  *
- * Python calls em_search through ctypes (edgematch/solvers/native/kernels.py); the function itself uses no
- * Python API. The module init below only exists so setuptools builds this file as an ordinary extension
- * module (edgematch.solvers.native._ckernel) that the installer puts beside the Python files.
+ * Python calls them through ctypes (edgematch/solvers/native/kernels.py); they use no Python API. The module
+ * init below only exists so setuptools builds these files as an ordinary extension module
+ * (edgematch.solvers.native._ckernel) that the installer puts beside the Python files.
  *
  * Element types (tables.py and search.py make them so, kernels.py checks):
  *   uint32: order, key_a, key_b, base, extra_n, extra_src, extra_side, tab_start, tab_end, cand_type,
  *           cand_edge, placed, picks, ptr, end, out, width
  *   int32:  cand_vis, type_left, vis, turn_src
  *   int64:  state, counters, start, budget
- * Arithmetic follows numba's typing of the Python source: indices and counters in 64 bits.
+ * Indices and counters are 64 bits.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#define EM_EXPORT __declspec(dllexport)
-#else
-#define EM_EXPORT __attribute__((visibility("default")))
-#endif
-
-#define EM_RESTRICT __restrict__
+#include "em.h"
 
 enum { DEPTH = 0, STARTED = 1, STORED = 2 };
 enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
 enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
-/* Bumped when the signature of an exported loop (em_search, em_propagate, ...) changes; kernels.py refuses a
- * library built from another. */
-EM_EXPORT int64_t em_abi_version(void) { return 6; }
+/* em.h's EM_ABI: kernels.py refuses a library built from other signatures. */
+EM_EXPORT int64_t em_abi_version(void) { return EM_ABI; }
+
+/* The compiler that built the library (the bench records it with the package versions). */
+EM_EXPORT const char *em_compiler(void) {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "an unnamed C compiler";
+#endif
+}
 
 static inline void bucket(int64_t d, const uint32_t *EM_RESTRICT base, const uint32_t *EM_RESTRICT key_a,
                           const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT placed, uint64_t width,
@@ -94,7 +98,10 @@ static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_
     return 1;
 }
 
-/* Run until `budget` more nodes, a full `out` buffer, or the end of the tree under `start`; see kernel.search.
+/* The plain search: iterative backtracking over precomputed tables. Run until `budget` more nodes (a node is
+ * one placement of a tile), a full `out` buffer, or the end of the tree under `start`. Invariant between
+ * calls: positions below state[DEPTH] hold their placements (ptr of each already past its pick); at
+ * state[DEPTH] nothing is placed and ptr[depth] is the next candidate to try, end[depth] one past the last.
  * Shapes: order[P]; extra_src, extra_side [P, extra_cols]; cand_edge, cand_vis [C, 4]; vis[n_vis];
  * turn_src [n_turns, turn_cols]; out [cap, out_cols]. */
 EM_EXPORT int64_t em_search(
@@ -519,14 +526,7 @@ static inline void probe_place(const probe_t *g, int64_t d, int64_t i) {
     for (int s = 0; s < 4; s++) g->placed[cell + s] = g->cand_edge[i * 4 + s];
 }
 
-static inline uint64_t probe_next(uint64_t *s) { /* xorshift64* */
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 2685821657736338717ULL;
-}
+static inline uint64_t probe_next(uint64_t *s) { return em_next(s); } /* xorshift64* */
 
 EM_EXPORT int64_t em_probe(
     const uint32_t *EM_RESTRICT order, int64_t P,
@@ -1021,7 +1021,8 @@ EM_EXPORT int64_t em_memo(
 /* A module without methods: Python never imports it, kernels.py loads the file with ctypes. */
 static struct PyModuleDef ckernel_module = {
     PyModuleDef_HEAD_INIT, "_ckernel",
-    "The native search loop in C (loaded with ctypes by edgematch.solvers.native.kernels).", -1, NULL,
+    "The native engine's loops in C (loaded with ctypes by edgematch.solvers.native.kernels).", -1, NULL, NULL,
+    NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__ckernel(void) { return PyModule_Create(&ckernel_module); }

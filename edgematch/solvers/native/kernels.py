@@ -1,21 +1,14 @@
-"""Which compiled search loop runs, and what every loop shares (this module never imports numba).
+"""The native engine's compiled loops: loading the C library, typing each loop, and what every loop shares.
 
-Two kernels with the same arguments, state machine and results, bit for bit:
+Every hot loop is C, compiled when the package is installed into one extension module
+(``edgematch.solvers.native._ckernel``; see ``setup.py``) and called through :mod:`ctypes`: the plain search,
+the search with propagation, the tree probes and the memoised count (``ckernel.c``) and the best-score loops
+beside their package (``best/dfs.c``, ``best/beam.c``, ``best/repair.c``). Loading it takes about a
+millisecond. :func:`c_library` types every exported loop once (``argtypes``), refuses a library of another
+``C_ABI``, and :func:`address` checks each array a loop reads or writes (element type, C order, shape).
 
-- ``c``: ``ckernel.c``, compiled when the package is installed (an optional extension,
-  ``edgematch.solvers.native._ckernel``; see ``setup.py``) and called through :mod:`ctypes`. Loading it
-  takes a millisecond and no LLVM, so a small puzzle is solved in a fraction of numba's start-up.
-- ``numba``: :mod:`edgematch.solvers.native.kernel`, compiled by numba on first use and cached on disk.
-
-The search with propagation (``em_propagate``, :mod:`edgematch.solvers.native.first.propagate`) exists in C only:
-the numba twin stays the fallback of the plain loop, identical to it, and with numba forced the propagation
-options are refused rather than dropped.
-
-The C kernel is used when it loads, else numba. ``EDGEMATCH_KERNEL=c`` or ``=numba`` forces one; forcing
-one that is not available is an error, never a silent fallback.
-
-The driver (:mod:`edgematch.solvers.native.search`) reads the slots, return codes and :func:`empty_out`
-from here, so it and everything above it import numba only when numba runs.
+Without the library (no C compiler at install) the native backend is unavailable and says so in one line
+(:func:`missing`); the cpsat and sat backends do not need it.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from edgematch.errors import BackendError, MissingDependencyError, UsageError, quoted
+from edgematch.errors import BackendError
 
 if TYPE_CHECKING:
     from edgematch.solvers.native.tables import Tables
@@ -45,10 +38,8 @@ from edgematch.solvers.native.slots import (  # noqa: F401 - the driver reads th
     STORED,
 )
 
-KERNELS = ("c", "numba")
-ENV = "EDGEMATCH_KERNEL"
 C_MODULE = "edgematch.solvers.native._ckernel"
-C_ABI = 6  # em_abi_version() of the ckernel.c this file calls
+C_ABI = 7  # em_abi_version() (EM_ABI in em.h) of the C sources this file calls
 
 # the element type of every array the loop reads or writes, by argument name (tables.py and Search make them)
 U32, I32, I64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64)
@@ -82,7 +73,7 @@ def c_library() -> Any:
     except (ImportError, ValueError) as exc:  # pragma: no cover - a broken installation
         spec, _c_problem = None, f"cannot look for {C_MODULE}: {exc}"
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
-        _c_problem = _c_problem or "the C kernel was not built when edgematch was installed (no C compiler?)"
+        _c_problem = _c_problem or "it was not built when edgematch was installed (no C compiler then?)"
         return None
     try:
         lib = ctypes.CDLL(spec.origin)
@@ -90,12 +81,14 @@ def c_library() -> Any:
         lib.em_abi_version.argtypes = []
         version = lib.em_abi_version()
     except (OSError, AttributeError) as exc:
-        _c_problem = f"the C kernel {spec.origin} does not load: {exc}"
+        _c_problem = f"{spec.origin} does not load: {exc}"
         return None
     if version != C_ABI:
-        _c_problem = f"the C kernel {spec.origin} is from another version (ABI {version}, expected {C_ABI}); reinstall"
+        _c_problem = f"{spec.origin} is from another version (ABI {version}, expected {C_ABI})"
         return None
     A, N = ctypes.c_void_p, ctypes.c_int64  # an array's address, a number
+    lib.em_compiler.restype = ctypes.c_char_p
+    lib.em_compiler.argtypes = []
     fn = lib.em_search
     fn.restype = ctypes.c_int64
     fn.argtypes = [
@@ -162,63 +155,113 @@ def c_library() -> Any:
         A, N, A, A, A, A, N,  # j_slot, j_slots, j_used, j_picks, j_ptr, j_end, j_cap
         A,  # counters
     ]
+    best = lib.em_best_search  # best/dfs.c
+    best.restype = N
+    best.argtypes = [
+        N, A, A,  # P, key_a, key_b
+        A, A, A, A, N, A,  # combo, extra_n, extra_src, extra_side, extra_cols, order
+        A, A, A, A, A, A, A, A, A,  # cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm
+        A, A, A, A, N, A,  # cand_type, cand_edge, cand_la, cand_lb, width, fits_upto
+        A, A, A,  # type_left, placed, sched
+        A, A, A, A, A, A, A, A,  # picks, phase, cur, end, brk, best, state, flags
+        N, N,  # budget, phases
+    ]
+    expand = lib.em_beam_expand  # best/beam.c
+    expand.restype = N
+    expand.argtypes = [
+        N, N, N, A, N,  # p, s_lo, s_hi, ring, R
+        A, N, N, A,  # left, T, left_wide, brk
+        A, A, A, N, A, A, A,  # combo, extra_n, extra_side, extra_cols, src_const, src_slot, src_side
+        A, A, A, A, A, A, A, A, A,  # cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, bperm
+        A, A, A, A, N, N,  # cand_type, cand_edge, cand_la, cand_lb, width, fanout
+        A, A, A, N, A, A,  # ch_parent, ch_cand, ch_brk, n_ch, tie, rng
+    ]
+    truncate = lib.em_beam_truncate
+    truncate.restype = N
+    truncate.argtypes = [A, N, N, A, A]  # ch_brk, n_ch, width, keep, rng
+    materialise = lib.em_beam_materialise
+    materialise.restype = None
+    materialise.argtypes = [
+        N, A, N, A, A, A,  # p, keep, n, ch_parent, ch_cand, ch_brk
+        A, N, A, N, N,  # ring, R, left, T, left_wide
+        A, A, A, N, A,  # new_ring, new_left, new_brk, slot, cand_type
+        A, A, N,  # par, cand, forest_cols
+    ]
+    score = lib.em_repair_score  # best/repair.c
+    score.restype = N
+    score.argtypes = [A, A, N]  # lab, nb, n
+    hungarian = lib.em_hungarian
+    hungarian.restype = None
+    hungarian.argtypes = [A, N, N, A, A, A, A, A, A, A]  # cost, stride, k, assign, u, v, p, way, minv, used
+    lns = lib.em_repair_lns
+    lns.restype = N
+    lns.argtypes = [
+        N, N, N, A, A,  # moves, W, H, free, nb
+        A, A, A, N, A, A,  # cls, opt_start, opt_end, n_types, opt_type, opt_edge
+        A, A, A, A, A,  # typ, opt, lab, best_typ, best_opt
+        A, A, A, A, A, N, A,  # state, weights, rewards, counters, temps, node_cap, rng
+    ]
     _c_library = lib
     return lib
 
 
+def missing() -> str | None:
+    """None when the C library loads, else one line: why not, and what to install."""
+    problem = c_problem()
+    if problem is None:
+        return None
+    return (f"native backend: the C kernel is not available: {problem}; install a C compiler (e.g. "
+            f"`apt install build-essential`) and reinstall edgematch")
+
+
+def compiler() -> str:
+    """What built the C library (e.g. ``gcc 12.2.0``), or why there is none."""
+    lib = c_library()
+    return lib.em_compiler().decode() if lib is not None else f"not available: {c_problem()}"
+
+
+def require() -> Any:
+    """The loaded C library, or a :class:`BackendError` saying why it is not there and what to install."""
+    lib = c_library()
+    if lib is None:
+        raise BackendError(missing())
+    return lib
+
+
 def c_problem() -> str | None:
-    """Why the C kernel is unavailable (None when it loads)."""
+    """Why the C library is unavailable (None when it loads)."""
     c_library()
     return _c_problem
-
-
-def requested() -> str | None:
-    """The kernel ``EDGEMATCH_KERNEL`` forces, or None when it is unset or empty; an unknown name is an error."""
-    value = os.environ.get(ENV, "").strip()
-    if not value:
-        return None
-    if value.lower() not in KERNELS:
-        raise UsageError(f"{ENV}={quoted(value)} is not a kernel; choose c or numba, or leave it unset "
-                         f"(c when it is built, else numba)")
-    return value.lower()
-
-
-def selected() -> str:
-    """The kernel searches use: the forced one, else ``c`` when it loads, else ``numba``."""
-    forced = requested()
-    if forced is None:
-        return "c" if c_library() is not None else "numba"
-    return checked(forced)
-
-
-def checked(name: str) -> str:
-    """``name`` if that kernel can run here, else a clear error."""
-    if name == "c":
-        if c_library() is None:
-            raise BackendError(f"native backend: the C kernel is not available: {c_problem()}; "
-                               f"reinstall edgematch with a C compiler, or use {ENV}=numba")
-        return name
-    if name == "numba":
-        numba_search()
-        return name
-    raise UsageError(f"unknown native kernel {quoted(name)}; choose c or numba")
-
-
-def numba_search() -> Callable[..., int]:
-    """The numba kernel's entry point (importing numba, and loading or compiling the kernel on first call)."""
-    try:
-        from edgematch.solvers.native import kernel
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"native backend: numba is needed when the C kernel is not built ({exc}); "
-            f"pip install numba, or reinstall edgematch with a C compiler") from None
-    return kernel.search
 
 
 def c_arrays(tables: Tables) -> dict[str, np.ndarray]:
     """The tables' arrays as the C loops read them (``TABLE_DTYPES``): C-contiguous with their exact element
     types (a copy only where one is not). Whoever passes their addresses keeps this dict alive."""
     return {name: np.ascontiguousarray(getattr(tables, name), dtype) for name, dtype in TABLE_DTYPES.items()}
+
+
+def address(array: np.ndarray, dtype: type | np.dtype, name: str, shape: tuple[int | None, ...] | None = None) -> int:
+    """The address of ``array``'s data for a C loop, which reads (and may write) it as C-contiguous ``dtype``
+    of ``shape`` (None: any length on that axis): anything else is an internal error, never a silent copy
+    (a loop's writes to a copy would be lost) or a read past the end."""
+    want = np.dtype(dtype)
+    if array.dtype != want or not array.flags.c_contiguous or not array.flags.writeable:
+        raise BackendError(f"native backend: internal error: {name} is {array.dtype}, "
+                           f"contiguous={array.flags.c_contiguous}; the loop needs writable contiguous {want}")
+    if shape is not None and (array.ndim != len(shape)
+                              or any(s is not None and s != n for s, n in zip(shape, array.shape, strict=True))):
+        raise BackendError(f"native backend: internal error: {name} has shape {array.shape}, the loop needs {shape}")
+    return int(array.ctypes.data)
+
+
+def seeded(seed: int) -> np.ndarray:
+    """The state of em.h's generator for ``seed`` (one nonzero word; splitmix64 of the seed, so nearby seeds
+    start far apart): the C loops that draw at random advance it in place."""
+    z = (int(seed) * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & (2**64 - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    z ^= z >> 31
+    return np.array([z or 1], np.uint64)
 
 
 def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
@@ -229,31 +272,16 @@ def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
     return array
 
 
-def bind(name: str, tables: Tables, start: int, distinct: bool, type_left: np.ndarray, placed: np.ndarray,
-         vis: np.ndarray, picks: np.ndarray, ptr: np.ndarray, end: np.ndarray, state: np.ndarray,
-         out: np.ndarray, counters: np.ndarray) -> Step:
-    """A function running kernel ``name`` on these arrays for a node budget (returns the loop's code).
+def bind(tables: Tables, start: int, distinct: bool, type_left: np.ndarray, placed: np.ndarray, vis: np.ndarray,
+         picks: np.ndarray, ptr: np.ndarray, end: np.ndarray, state: np.ndarray, out: np.ndarray,
+         counters: np.ndarray) -> Step:
+    """A function running the plain search (``em_search``) on these arrays for a node budget (returns the
+    loop's code).
 
     The arrays belong to one search and are never reallocated, so the C pointers are taken once here and a
     step costs one foreign call."""
     width = np.uint32(tables.free_label + 1)
-    if name == "numba":
-        search = numba_search()
-        t = tables
-        head = (t.order, t.key_a, t.key_b, t.base, t.extra_n, t.extra_src, t.extra_side,
-                t.tab_start, t.tab_end, t.cand_type, t.cand_edge, t.cand_vis, width,
-                type_left, placed, vis, picks, ptr, end, state, start)
-        tail = (t.turn_src, distinct, out, counters)
-
-        def step_numba(budget: int) -> int:
-            return int(search(*head, budget, *tail))
-
-        return step_numba
-    if name != "c":
-        raise UsageError(f"unknown native kernel {quoted(name)}; choose c or numba")
-    lib = c_library()
-    if lib is None:
-        checked("c")  # raises, saying why
+    lib = require()
     a = c_arrays(tables)
     owned = [_own(type_left, I32, "type_left"), _own(placed, U32, "placed"), _own(vis, I32, "vis"),
              _own(picks, U32, "picks"), _own(ptr, U32, "ptr"), _own(end, U32, "end"), _own(state, I64, "state"),

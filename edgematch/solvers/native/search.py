@@ -1,7 +1,6 @@
 """Driving the compiled loop: state arrays, prefixes, time slices, and the counters people read.
 
-The loop is the C kernel or the numba one (:mod:`edgematch.solvers.native.kernels` chooses); this module
-never imports numba itself.
+The loop is ``em_search`` in ``ckernel.c``, bound by :mod:`edgematch.solvers.native.kernels`.
 
 :class:`Search` owns one resumable search (optionally below a fixed prefix of placements, which is how
 the tree is split for several workers). :func:`drive` runs it in time slices sized from the measured
@@ -28,12 +27,9 @@ LEAST_BUDGET = 1_000  # nodes of a slice at least, however slow the loop
 
 
 class Search:
-    """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions).
+    """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions)."""
 
-    ``kernel`` names the loop (``c`` or ``numba``); by default the one :func:`kernels.selected` chooses."""
-
-    def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False,
-                 kernel: str | None = None):
+    def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False):
         P = tables.positions
         self.tables = tables
         # the arrays the loop writes: owned here, of the loop's exact types, never reallocated
@@ -52,9 +48,8 @@ class Search:
         for p, i in enumerate(prefix):
             place(tables, p, i, self.type_left, self.placed, self.vis)
             self.picks[p] = i
-        self.kernel = kernels.selected() if kernel is None else kernels.checked(kernel)
-        self._step = kernels.bind(self.kernel, tables, self.start, self.distinct, self.type_left, self.placed,
-                                  self.vis, self.picks, self.ptr, self.end, self.state, self.out, self.counters)
+        self._step = kernels.bind(tables, self.start, self.distinct, self.type_left, self.placed, self.vis,
+                                  self.picks, self.ptr, self.end, self.state, self.out, self.counters)
 
     def below(self, prefix: tuple[int, ...]) -> None:
         """Search again from the start, below another prefix of the same length: the arrays (and the loop bound

@@ -1,6 +1,5 @@
-"""The slots of the search loop's state and counter arrays and its return codes: what the C kernel, the
-numba kernel and the driver agree on (ckernel.c repeats them as enums). Imports nothing heavy, so the
-numba kernel and the kernel selector can both import it without importing each other."""
+"""The slots of the plain search loop's state and counter arrays and its return codes: what ``em_search``
+(ckernel.c, which repeats them as enums) and the driver agree on. Imports nothing, so any module can."""
 
 # slots of the state array, of the counters array, and the loop's return codes
 DEPTH, STARTED, STORED = 0, 1, 2

@@ -3,7 +3,7 @@
 1. :func:`admissible_board`: a board that keeps every rule but the seams (each tile once, hints kept, the
    frame outward only) is a perfect matching between cells and tiles (each tile in a turn that fits the
    cell's class), found by augmenting paths; none means no admissible board exists (UNSAT).
-2. The compiled loop (:mod:`edgematch.solvers.native.best.kernel`) then fills the board row by row with a
+2. The compiled loop (``em_best_search`` in ``best/dfs.c``) then fills the board row by row with a
    schedule of how many broken seams the board may have after each position (options ``start``: the share
    of positions that must fit exactly, default 0.6; ``breaks``: the breaks allowed by the last position,
    default a sixth of the positions) under the target of one break fewer than the best board so far. Boards
@@ -32,6 +32,7 @@ import numpy as np
 from edgematch.core.checker import check
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
+from edgematch.errors import BackendError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, whole
 from edgematch.solvers.native.search import luby
 from edgematch.solvers.native.tables import (
@@ -339,12 +340,24 @@ def _complete(puzzle: Puzzle, tables: BestTables, picks: np.ndarray, shown: int)
     return decode(puzzle, tables.types, cells)
 
 
-class _Run:
-    """One restart: the loop's arrays over one ordering of the tables, with the target carried in."""
+# the slots of the loop's state and flags arrays and its return codes (best/dfs.c's enums)
+DEPTH, STARTED, TARGET, BEST, SHOWN = 0, 1, 2, 3, 4  # TARGET: most breaks a complete board may have; BEST:
+PRUNED, NODES = 0, 1  # fitting seams to beat; SHOWN: the depth of the board in ``best``
+FINISHED, BUDGET, IMPROVED = 0, 1, 2  # IMPROVED: ``best`` holds the first SHOWN picks of a better board
+PHASES = 6
+_TABLE_ARRAYS = ("key_a", "key_b", "combo", "extra_n", "extra_src", "extra_side", "order", "cstart", "cend", "ra_s",
+                 "ra_e", "ab_s", "ab_e", "rb_s", "rb_e", "bperm", "cand_type", "cand_edge", "cand_la", "cand_lb")
 
-    def __init__(self, tables: BestTables, sched: np.ndarray, best_score: int, phases: int = 6):
+
+class _Run:
+    """One restart: the loop's arrays (``em_best_search`` in ``best/dfs.c``) over one ordering of the tables,
+    with the target carried in."""
+
+    def __init__(self, tables: BestTables, sched: np.ndarray, best_score: int, phases: int = PHASES):
+        from edgematch.solvers.native import kernels
+
         P = tables.positions
-        self.tables, self.sched = tables, sched
+        self.tables, self.sched = tables, np.ascontiguousarray(sched, np.int64)
         self.type_left = tables.type_count.copy()
         self.placed = tables.placed0.copy()
         self.picks, self.phase, self.cur, self.end, self.best = (np.zeros(max(P, 1), np.int64) for _ in range(5))
@@ -353,23 +366,45 @@ class _Run:
         self.raise_bar(best_score)
         self.flags = np.zeros(2, np.int64)
         self.phases = phases
+        lib = kernels.require()
+        a = {name: np.ascontiguousarray(getattr(tables, name), np.int64) for name in _TABLE_ARRAYS}
+        C = len(a["cand_type"])
+        cols = a["extra_src"].shape[1] if a["extra_src"].ndim == 2 else 0
+        for name in ("key_a", "key_b", "combo", "extra_n", "order"):
+            kernels.address(a[name], np.int64, name, (P,))
+        kernels.address(a["extra_src"], np.int64, "extra_src", (P, cols))
+        kernels.address(a["extra_side"], np.int64, "extra_side", (P, cols))
+        for name in ("cand_type", "cand_la", "cand_lb", "bperm"):
+            kernels.address(a[name], np.int64, name, (C,))
+        kernels.address(a["cand_edge"], np.int64, "cand_edge", (C, 4))
+        if len(self.sched) < P or len(tables.fits_upto) < P + 1 or len(self.placed) != len(tables.placed0):
+            raise BackendError("native backend: internal error: best-score arrays shorter than the positions")
+        fits = np.ascontiguousarray(tables.fits_upto, np.int64)
+
+        def p(name: str, array: np.ndarray) -> int:
+            return kernels.address(array, np.int64, name)
+
+        self._args = (
+            P, p("key_a", a["key_a"]), p("key_b", a["key_b"]), p("combo", a["combo"]), p("extra_n", a["extra_n"]),
+            p("extra_src", a["extra_src"]), p("extra_side", a["extra_side"]), cols, p("order", a["order"]),
+            *(p(name, a[name]) for name in ("cstart", "cend", "ra_s", "ra_e", "ab_s", "ab_e", "rb_s", "rb_e", "bperm",
+                                            "cand_type", "cand_edge", "cand_la", "cand_lb")),
+            int(tables.width), p("fits_upto", fits), p("type_left", self.type_left), p("placed", self.placed),
+            p("sched", self.sched), p("picks", self.picks), p("phase", self.phase), p("cur", self.cur),
+            p("end", self.end), p("brk", self.brk), p("best", self.best), p("state", self.state),
+            p("flags", self.flags),
+        )
+        self._keep = (a, fits)  # every array the loop points into lives as long as the run
+        self._search = lib.em_best_search
 
     def raise_bar(self, best_score: int) -> None:
         """Look only for boards (complete, or partial ones to complete) that beat ``best_score``."""
-        from edgematch.solvers.native.best import kernel as K
-
-        self.state[K.TARGET] = int(self.tables.fits_upto[-1]) - best_score - 1
-        self.state[K.BEST] = best_score
+        self.state[TARGET] = int(self.tables.fits_upto[-1]) - best_score - 1
+        self.state[BEST] = best_score
 
     def step(self, budget: int) -> int:
-        from edgematch.solvers.native.best import kernel as K
-
-        t = self.tables
-        return int(K.best_search(
-            t.key_a, t.key_b, t.combo, t.extra_n, t.extra_src, t.extra_side, t.order, t.cstart, t.cend, t.ra_s,
-            t.ra_e, t.ab_s, t.ab_e, t.rb_s, t.rb_e, t.bperm, t.cand_type, t.cand_edge, t.cand_la, t.cand_lb,
-            t.width, t.fits_upto, self.type_left, self.placed, self.sched, self.picks, self.phase, self.cur,
-            self.end, self.brk, self.best, self.state, self.flags, budget, self.phases))
+        """Run up to ``budget`` nodes; the loop's code (FINISHED, BUDGET or IMPROVED)."""
+        return int(self._search(*self._args, budget, self.phases))
 
 
 class _ExactShare:
@@ -420,29 +455,11 @@ class _ExactShare:
         return decode_first(self.puzzle, found_in, outcome.found[0]) if outcome.found else None
 
 
-_compiled = False
-
-
-def ensure_compiled() -> float:
-    """Load (or on the very first run compile) the best-score loop; the seconds it took (0.0 once loaded)."""
-    global _compiled
-    if _compiled:
-        return 0.0
-    start = time.perf_counter()
-    from edgematch.core.model import Tile
-
-    tiny = Puzzle(2, 1, (Tile((1, 2, 3, 4)), Tile((4, 3, 2, 1))))
-    tables = build_best_tables(tiny)
-    _Run(tables, schedule(tables.positions, START, 1), -1).step(100)
-    _compiled = True
-    return time.perf_counter() - start
-
-
 def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best``: see the module docstring."""
-    from edgematch.solvers.native.best import kernel as K
+    from edgematch.solvers.native.compiled import ensure_compiled
 
-    load = ensure_compiled()  # before the clock starts: loading (or a first compile) is never charged to the limit
+    load = ensure_compiled()  # before the clock starts (about a millisecond, the first time in a process)
     t0 = time.perf_counter()
     start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
@@ -492,20 +509,20 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             budget_left = luby(restarts) * unit
             run = _Run(ordering, sched, best_score, 6 if double else 4)
             while not proven:
-                before = int(run.flags[K.NODES])
+                before = int(run.flags[NODES])
                 stepped = time.perf_counter()
                 code = run.step(min(slice_nodes, budget_left))
-                spent = int(run.flags[K.NODES]) - before
+                spent = int(run.flags[NODES]) - before
                 nodes += spent
                 took = time.perf_counter() - stepped
                 if took > 0 and spent > 0:  # slices of about SLICE_SECONDS, whatever the rate here
                     slice_nodes = int(min(max(spent / took * SLICE_SECONDS, 1000), SLICE_NODES))
                 budget_left -= spent
-                if code == K.IMPROVED:
-                    offer(_complete(puzzle, ordering, run.best, int(run.state[K.SHOWN])))
+                if code == IMPROVED:
+                    offer(_complete(puzzle, ordering, run.best, int(run.state[SHOWN])))
                     run.raise_bar(best_score)
-                elif code == K.FINISHED:
-                    proven = run.flags[K.PRUNED] == 0  # exhausted under the target alone: nothing better exists
+                elif code == FINISHED:
+                    proven = run.flags[PRUNED] == 0  # exhausted under the target alone: nothing better exists
                     break
                 now = time.perf_counter()
                 if task.progress is not None:

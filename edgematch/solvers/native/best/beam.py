@@ -34,10 +34,10 @@ import numpy as np
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.tiletypes import decode
-from edgematch.errors import UsageError
+from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import whole
+from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best import BestTables, build_best_tables
-from edgematch.solvers.native.compiled import once
 
 ORDERS = ("comb", "row")
 FANOUT = 8
@@ -115,32 +115,38 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
          counters: dict[str, int], pause: Callable[[], None] | None = None) -> tuple[np.ndarray, int] | None:
     """One beam: the candidates (per position) of its best complete board and that board's breaks, or None
     when every state ran out of legal tiles. Raises :class:`_Stop` at ``deadline``; calls ``pause`` between
-    chunks (the first-solution share)."""
-    from edgematch.solvers.native.best import beam_kernel as K
-
+    chunks (the first-solution share). The steps are ``best/beam.c``'s, on arrays allocated once per beam."""
     t = bt.t
     P = t.positions
-    K.reseed(seed)
-    ring = np.zeros((1, bt.ring), np.int32)
-    left = t.type_count[None, :].astype(bt.left_dtype)
-    brk = np.zeros(1, np.int32)
+    steps = _Steps(bt)
+    rng = kernels.seeded(seed)
+    T, R = len(t.type_count), bt.ring
+    rings = [np.zeros((width, R), np.int32) for _ in range(2)]  # the current layer and the next, in turn
+    lefts = [np.zeros((width, T), bt.left_dtype) for _ in range(2)]
+    brks = [np.zeros(width, np.int32) for _ in range(2)]
+    lefts[0][0] = t.type_count
+    ch_parent, ch_cand, ch_brk = (np.empty(width * fanout, np.int32) for _ in range(3))
+    keep = np.empty(width, np.int64)
     par = np.zeros((P, width), np.int32)
     cand = np.zeros((P, width), np.int32)
+    a = kernels.address
+    layer = [(a(rings[i], np.int32, "ring", (width, R)), a(lefts[i], bt.left_dtype, "left", (width, T)),
+              a(brks[i], np.int32, "brk", (width,))) for i in range(2)]
+    children = (a(ch_parent, np.int32, "ch_parent"), a(ch_cand, np.int32, "ch_cand"), a(ch_brk, np.int32, "ch_brk"))
+    p_keep, p_rng = a(keep, np.int64, "keep"), a(rng, np.uint64, "rng")
+    p_par, p_cand = a(par, np.int32, "par", (P, width)), a(cand, np.int32, "cand", (P, width))
+    wide = int(np.dtype(bt.left_dtype).itemsize == 4)
+    n_cur, now = 1, 0  # states in the current layer; which buffers hold it
     chunk = 256
     for p in range(P):
-        n_cur = len(brk)
-        ch_parent = np.empty(n_cur * fanout, np.int32)
-        ch_cand = np.empty(n_cur * fanout, np.int32)
-        ch_brk = np.empty(n_cur * fanout, np.int32)
         n_ch = 0
         s = 0
+        ring, left, brk = layer[now]
         while s < n_cur:
             hi = min(n_cur, s + chunk)
             began = time.perf_counter()
-            n_ch = K.expand(p, s, hi, ring, left, brk, t.combo, t.extra_n, t.extra_side, bt.src_const,
-                            bt.src_slot, bt.src_side, t.cstart, t.cend, t.ra_s, t.ra_e, t.ab_s, t.ab_e, t.rb_s,
-                            t.rb_e, t.bperm, t.cand_type, t.cand_edge, t.cand_la, t.cand_lb, t.width, fanout,
-                            ch_parent, ch_cand, ch_brk, n_ch, bt.tie)
+            n_ch = steps.expand(p, s, hi, ring, R, left, T, wide, brk, *steps.tables, steps.width, fanout,
+                                *children, n_ch, steps.tie, p_rng)
             took = time.perf_counter() - began
             if took > 0:
                 chunk = int(min(max((hi - s) / took * CHUNK_SECONDS, 64), 1 << 20))
@@ -152,21 +158,50 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
         counters["children"] += n_ch
         if n_ch == 0:
             return None
-        keep = np.empty(min(n_ch, width), np.int64)
-        n = K.truncate(ch_brk, n_ch, width, int(ch_brk[:n_ch].max()), keep)
-        new_ring = np.empty((n, bt.ring), np.int32)
-        new_left = np.empty((n, left.shape[1]), bt.left_dtype)
-        new_brk = np.empty(n, np.int32)
-        K.materialise(p, keep, n, ch_parent, ch_cand, ch_brk, ring, left, new_ring, new_left, new_brk,
-                      p % bt.ring, t.cand_type, par, cand)
-        ring, left, brk = new_ring, new_left, new_brk
+        n = steps.truncate(children[2], n_ch, width, p_keep, p_rng)
+        if n < 0:
+            raise MemoryError("beam: no memory to sort a layer's children")
+        new_ring, new_left, new_brk = layer[1 - now]
+        steps.materialise(p, p_keep, n, *children, ring, R, left, T, wide, new_ring, new_left, new_brk, p % R,
+                          steps.cand_type, p_par, p_cand, width)
+        now, n_cur = 1 - now, n
         counters["states"] += n
     picks = np.zeros(P, np.int64)
     j = 0  # the truncation puts a state with the fewest breaks first
     for p in range(P - 1, -1, -1):
         picks[p] = cand[p, j]
         j = int(par[p, j])
-    return picks, int(brk[0])
+    return picks, int(brks[now][0])
+
+
+class _Steps:
+    """The C steps of one :class:`BeamTables`, with the addresses of its (checked) tables taken once."""
+
+    NAMES = ("combo", "extra_n", "extra_side", "src_const", "src_slot", "src_side", "cstart", "cend", "ra_s", "ra_e",
+             "ab_s", "ab_e", "rb_s", "rb_e", "bperm", "cand_type", "cand_edge", "cand_la", "cand_lb")
+
+    def __init__(self, bt: BeamTables):
+        lib = kernels.require()
+        self.expand, self.truncate, self.materialise = lib.em_beam_expand, lib.em_beam_truncate, lib.em_beam_materialise
+        t = bt.t
+        P, C = max(t.positions, 1), len(t.cand_type)
+        arrays = {name: np.ascontiguousarray(getattr(bt if name.startswith("src_") else t, name), np.int64)
+                  for name in self.NAMES}
+        cols = arrays["extra_side"].shape[1] if arrays["extra_side"].ndim == 2 else 0
+        if cols > 2 or len(arrays["combo"]) < t.positions or len(arrays["extra_n"]) < t.positions:
+            raise BackendError("native backend: internal error: beam tables do not match the positions")
+        shapes = {"extra_side": (None, cols), "src_const": (P, 4), "src_slot": (P, 4), "src_side": (P, 4),
+                  "cand_type": (C,), "cand_edge": (C, 4), "cand_la": (C,), "cand_lb": (C,), "bperm": (C,)}
+        p = {name: kernels.address(arrays[name], np.int64, name, shapes.get(name)) for name in self.NAMES}
+        self.tables = (p["combo"], p["extra_n"], p["extra_side"], cols, p["src_const"], p["src_slot"], p["src_side"],
+                       *(p[name] for name in ("cstart", "cend", "ra_s", "ra_e", "ab_s", "ab_e", "rb_s", "rb_e", "bperm",
+                                              "cand_type", "cand_edge", "cand_la", "cand_lb")))
+        self.cand_type = p["cand_type"]
+        self.width = int(t.width)  # the label count the candidate ranges are indexed by
+        self.tie = kernels.address(bt.tie, np.int64, "tie")
+        if len(bt.tie) < int((t.cend - t.cstart).max(initial=0)):
+            raise BackendError("native backend: internal error: the beam's tie buffer is shorter than a combo")
+        self._keep = (arrays, bt.tie)  # every array the steps point into
 
 
 def board_of(puzzle: Puzzle, bt: BeamTables, picks: np.ndarray) -> Solution:
@@ -182,17 +217,6 @@ def board_of(puzzle: Puzzle, bt: BeamTables, picks: np.ndarray) -> Solution:
 def beam_seed(seed: int, k: int) -> int:
     """The seed of the ``k``-th beam (from 1) of a run with option ``seed``."""
     return seed * 1_000_003 + k
-
-
-def _warm() -> None:
-    """Load (or on the very first run compile) the beam's steps (ensure_compiled: the seconds, 0.0 once loaded)."""
-    from edgematch.core.model import Tile
-
-    tiny = Puzzle(2, 1, (Tile((1, 2, 3, 4)), Tile((4, 3, 2, 1))))
-    beam(BeamTables(tiny, "comb"), 4, 2, 0, None, {"children": 0, "states": 0})
-
-
-ensure_compiled = once(_warm)
 
 
 def beam_options(options: dict) -> tuple[int | None, int, str, int]:

@@ -44,6 +44,7 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import EdgematchError, PuzzleError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, whole
+from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.processes import (
     INTERRUPTED,
     TIME_LIMIT,
@@ -263,22 +264,10 @@ class _Gathered:
                                 "elapsed": time.monotonic() - self.began})
 
 
-def warm_up() -> None:
-    """Load the searches' compiled code before the fork, so no chain spends its time loading it."""
-    from edgematch.solvers.native import best
-    from edgematch.solvers.native.best import beam, repair
-    from edgematch.solvers.native.compiled import ensure_compiled
-
-    ensure_compiled()
-    best.ensure_compiled()
-    beam.ensure_compiled()
-    repair.ensure_compiled()
-
-
 def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     """``best`` with ``task.workers`` chains in as many processes on this machine (see the module docstring)."""
     load = time.monotonic()
-    warm_up()  # before the clock starts, as in one process: loading is never charged to the time limit
+    ensure_compiled()  # before the clock starts and the fork: loading is never charged to the time limit
     began = time.monotonic()
     load = began - load
     deadline = None if task.time_limit is None else began + task.time_limit
@@ -452,7 +441,7 @@ def chain_task(sub: str | None, puzzle: Puzzle, task: Task, index: int, wall_dea
     from edgematch.solvers.cluster import distributed
     from edgematch.solvers.native import NativeBackend
 
-    warm_up()
+    ensure_compiled()
     dd = distributed()
     queue, shared, stop = dd.Queue(names[0]), dd.Variable(names[1]), dd.Event(names[2])
     deadline = None if wall_deadline is None else time.monotonic() + (wall_deadline - time.time())

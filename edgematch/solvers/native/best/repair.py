@@ -1,6 +1,6 @@
 """Repair for native ``best`` (issue 23, part 2): large-neighbourhood search from the best board so far.
 
-Each move frees a few cells (an operator of :mod:`~edgematch.solvers.native.best.repair_kernel` chooses which:
+Each move frees a few cells (an operator of ``best/repair.c``, the compiled moves, chooses which:
 windows around breaks or the worst of a few windows, re-placed by an exhaustive branch and bound; or cells
 of one checkerboard colour, next to breaks, in a random square or in the worst band, re-placed by an exact
 assignment) and puts their tiles back in the best way the repair finds; a move that makes the board worse
@@ -22,7 +22,7 @@ import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
-from edgematch.solvers.native.compiled import once
+from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import cell_class, norm, shows_class
 
 OPERATORS = ("window", "worst window", "conflict", "region", "band")
@@ -32,6 +32,11 @@ NODE_CAP = 200_000  # nodes one window repair may take
 REWARDS = (10.0, 3.0, 1.0)  # an operator's score for a new best board, a better board, an accepted move
 SEGMENT = 500  # moves between weight updates
 REACTION = 0.2  # how far one segment moves the weights
+# what best/repair.c and this driver agree on: operators, the counters' columns and the state's slots
+N_OPS = len(OPERATORS)
+MAX_ASSIGN = 64  # cells one assignment may free
+C_TRIES, C_ACCEPTED, C_BETTER, C_BEST = 0, 1, 2, 3  # per operator: tries, accepted, improved the current board,
+S_CUR, S_BEST, S_MOVES, S_CAPPED, S_NODES = 0, 1, 2, 3, 4  # a new best board
 
 
 @dataclass
@@ -90,36 +95,78 @@ def repair_tables(puzzle: Puzzle) -> RepairTables:
                         np.array(opt_edge, np.int64).reshape(-1, 4), hint_lab, types, tile_of)
 
 
+def score_of(lab: np.ndarray, nb: np.ndarray) -> int:
+    """Fitting seams of a whole board given as its labels per cell and side (each seam once), in C."""
+    n = len(lab)
+    a = kernels.address
+    return int(kernels.require().em_repair_score(a(lab, np.int64, "lab", (n, 4)), a(nb, np.int64, "nb", (n, 4)), n))
+
+
+def hungarian(cost: np.ndarray, k: int) -> np.ndarray:
+    """The minimum-cost perfect assignment of ``cost[:k, :k]`` (row -> column), by the C loop the
+    assignment moves use (shortest augmenting paths with potentials)."""
+    cost = np.ascontiguousarray(cost, np.float64)
+    if cost.ndim != 2 or cost.shape[0] < k or cost.shape[1] < k:
+        raise ValueError(f"hungarian: cost {cost.shape} is smaller than {k} x {k}")
+    assign = np.zeros(max(k, 1), np.int64)
+    u, v, minv = (np.zeros(k + 1, np.float64) for _ in range(3))
+    p, way = (np.zeros(k + 1, np.int64) for _ in range(2))
+    used = np.zeros(k + 1, np.uint8)
+    a = kernels.address
+    kernels.require().em_hungarian(a(cost, np.float64, "cost"), cost.shape[1], k, a(assign, np.int64, "assign"),
+                                   a(u, np.float64, "u"), a(v, np.float64, "v"), a(p, np.int64, "p"),
+                                   a(way, np.int64, "way"), a(minv, np.float64, "minv"), a(used, np.uint8, "used"))
+    return assign[:k]
+
+
 class Repairer:
-    """One repair chain over a puzzle: load a board, run moves, hand out the best board it has."""
+    """One repair chain over a puzzle: load a board, run moves (``em_repair_lns``), hand out the best board."""
 
     def __init__(self, puzzle: Puzzle, rt: RepairTables, board: Solution, seed: int,
                  t0: float = T0, t1: float = T1, cycle: int = CYCLE):
-        from edgematch.solvers.native.best import repair_kernel as K
-
         self.puzzle, self.rt = puzzle, rt
         n = puzzle.size
         self.typ = np.full(n, -1, np.int64)
         self.opt = np.full(n, -1, np.int64)
-        self.lab = rt.hint_lab.copy()
+        self.lab = np.ascontiguousarray(rt.hint_lab, np.int64).copy()
         self.best_typ = self.typ.copy()
         self.best_opt = self.opt.copy()
         self.state = np.zeros(5, np.int64)
-        self.weights = np.ones(K.N_OPS, np.float64)
-        self.rewards = np.zeros(5 + 2 * K.N_OPS, np.float64)
+        self.weights = np.ones(N_OPS, np.float64)
+        self.rewards = np.zeros(5 + 2 * N_OPS, np.float64)
         self.rewards[:5] = (*REWARDS, SEGMENT, REACTION)
-        self.counters = np.zeros((K.N_OPS, 4), np.int64)
+        self.counters = np.zeros((N_OPS, 4), np.int64)
         self.t0, self.t1, self.cycle = t0, t1, cycle
         self.temps = np.array([t0, (t1 / t0) ** (1 / cycle) if t0 > 0 else 1.0, t1, t0], np.float64)
         self.in_cycle = 0
         self.cycles = 0
-        K.reseed(seed)
+        self.rng = kernels.seeded(seed)
+        self._lns = kernels.require().em_repair_lns
+        tables = {name: np.ascontiguousarray(getattr(rt, name), np.int64)
+                  for name in ("nb", "cls", "opt_start", "opt_end", "opt_type", "opt_edge")}
+        free = np.ascontiguousarray(rt.free, np.uint8)
+        classes, n_types = tables["opt_start"].shape
+        options = len(tables["opt_type"])
+        a = kernels.address
+        self._args = (
+            rt.width, rt.height, a(free, np.uint8, "free", (n,)), a(tables["nb"], np.int64, "nb", (n, 4)),
+            a(tables["cls"], np.int64, "cls", (n,)), a(tables["opt_start"], np.int64, "opt_start", (classes, n_types)),
+            a(tables["opt_end"], np.int64, "opt_end", (classes, n_types)), n_types,
+            a(tables["opt_type"], np.int64, "opt_type", (options,)),
+            a(tables["opt_edge"], np.int64, "opt_edge", (options, 4)),
+            a(self.typ, np.int64, "typ", (n,)), a(self.opt, np.int64, "opt", (n,)),
+            a(self.lab, np.int64, "lab", (n, 4)),
+            a(self.best_typ, np.int64, "best_typ", (n,)), a(self.best_opt, np.int64, "best_opt", (n,)),
+            a(self.state, np.int64, "state", (5,)), a(self.weights, np.float64, "weights", (N_OPS,)),
+            a(self.rewards, np.float64, "rewards", (5 + 2 * N_OPS,)),
+            a(self.counters, np.int64, "counters", (N_OPS, 4)), a(self.temps, np.float64, "temps", (4,)),
+        )
+        self._rng = a(self.rng, np.uint64, "rng", (1,))
+        self._keep = (tables, free)  # every array the moves point into
         self.load(board)
 
     def load(self, board: Solution) -> None:
         """Continue from ``board`` (current and best), at the start of a cycle."""
-        from edgematch.solvers.native.best import repair_kernel as K
-
         rt = self.rt
         for c, placement in enumerate(board.cells):
             if not rt.free[c]:
@@ -134,7 +181,7 @@ class Repairer:
             self.typ[c], self.opt[c] = t, o
             self.lab[c] = rt.opt_edge[o]
         self.best_typ[:], self.best_opt[:] = self.typ, self.opt
-        self.state[K.S_CUR] = self.state[K.S_BEST] = K.score_of(self.lab, rt.nb)
+        self.state[S_CUR] = self.state[S_BEST] = score_of(self.lab, self._keep[0]["nb"])
         self._reheat()
 
     def _reheat(self) -> None:
@@ -143,32 +190,27 @@ class Repairer:
 
     @property
     def best_score(self) -> int:
-        from edgematch.solvers.native.best import repair_kernel as K
-
-        return int(self.state[K.S_BEST])
+        return int(self.state[S_BEST])
 
     @property
     def moves(self) -> int:
-        from edgematch.solvers.native.best import repair_kernel as K
-
-        return int(self.state[K.S_MOVES])
+        return int(self.state[S_MOVES])
 
     def run(self, moves: int) -> bool:
         """Up to ``moves`` moves; True as soon as one makes a board better than the best so far."""
-        from edgematch.solvers.native.best import repair_kernel as K
-
         rt = self.rt
         before = self.moves
-        improved = bool(K.lns(moves, rt.width, rt.height, rt.free, rt.nb, rt.cls, rt.opt_start, rt.opt_end,
-                              rt.opt_type, rt.opt_edge, self.typ, self.opt, self.lab, self.best_typ, self.best_opt,
-                              self.state, self.weights, self.rewards, self.counters, self.temps, NODE_CAP))
+        code = self._lns(moves, *self._args, NODE_CAP, self._rng)
+        if code < 0:
+            raise MemoryError("repair: no memory for the moves' scratch arrays")
+        improved = code == 1
         self.in_cycle += self.moves - before
         if self.in_cycle >= self.cycle:  # the end of a cycle: back to the best board, hot again
             self.cycles += 1
             self.typ[:], self.opt[:] = self.best_typ, self.best_opt
             free = self.rt.free
             self.lab[free] = rt.opt_edge[self.opt[free]]
-            self.state[K.S_CUR] = self.state[K.S_BEST]
+            self.state[S_CUR] = self.state[S_BEST]
             self._reheat()
         return improved
 
@@ -190,15 +232,3 @@ class Repairer:
             out[f"repair_{key}_better"] = better
             out[f"repair_{key}_best"] = best
         return out
-
-
-def _warm() -> None:
-    """Load (or on the very first run compile) the repair kernel (ensure_compiled: the seconds, 0.0 once loaded)."""
-    from edgematch.core.model import Tile
-
-    tiny = Puzzle(3, 3, tuple(Tile((i % 3, (i + 1) % 3, (i * 2) % 3, i % 2)) for i in range(9)))
-    board = Solution.from_pairs(tiny, [(i, 0) for i in range(9)])
-    Repairer(tiny, repair_tables(tiny), board, 0).run(200)
-
-
-ensure_compiled = once(_warm)

@@ -38,8 +38,7 @@ from edgematch.solvers.native.best.beam import (
     beam_seed,
     board_of,
 )
-from edgematch.solvers.native.best.beam import ensure_compiled as ensure_beam_compiled
-from edgematch.solvers.native.best.repair import ensure_compiled as ensure_repair_compiled
+from edgematch.solvers.native.compiled import ensure_compiled
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
@@ -53,11 +52,8 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     width, fanout, order, seed = beam_options(options)
     repairing = on_off(options.get("repair", True), "repair")
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
-    # loaded before the clock starts (never charged to the time limit) and before the first board is out (a
-    # Ctrl-C after it finds the search running); 0.0 where the caller's warm_up loaded them
-    load = ensure_beam_compiled()
-    if repairing:
-        load += ensure_repair_compiled()
+    # the C loops, loaded before the clock starts (about a millisecond; 0.0 where the caller's warm_up loaded them)
+    load = ensure_compiled()
     t0 = time.perf_counter()
     name = "native"
     max_score = puzzle.seam_count

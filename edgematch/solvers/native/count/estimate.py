@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgematch.core.model import Puzzle
-from edgematch.errors import BackendError, Interrupted
+from edgematch.errors import Interrupted
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, build_tables
 
@@ -71,9 +71,7 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
     of any size never holds the process: between slices Ctrl-C raises as usual, and past ``deadline`` (a
     ``time.perf_counter()`` value) the probes stop with those done (``cut``), once ``at_least`` are done.
     Ctrl-C raises :class:`~edgematch.errors.Interrupted` whose ``result`` is the estimate of the probes done."""
-    lib = kernels.c_library()
-    if lib is None:
-        raise BackendError(f"the tree estimate needs the C kernel: {kernels.c_problem()}")
+    lib = kernels.require()
     P = tables.positions
     exact = P if exact_from is None else max(0, min(exact_from, P))
     a = kernels.c_arrays(tables)

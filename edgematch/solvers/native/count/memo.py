@@ -271,11 +271,8 @@ class MemoSearch(Search):
     def __init__(self, tables: Tables, table: MemoTable, prefix: tuple[int, ...] = ()):
         if table.tables is not tables:
             raise BackendError("native backend: internal error: a memo table belongs to other tables")
-        lib = kernels.c_library()
-        if kernels.selected() != "c" or lib is None:
-            raise BackendError("native backend: the memoised count runs in the C kernel only "
-                               f"({kernels.c_problem() or 'numba forced'})")
-        super().__init__(tables, prefix, capacity=0, distinct=False, kernel="c")
+        lib = kernels.require()
+        super().__init__(tables, prefix, capacity=0, distinct=False)
         self.counters = np.zeros(9, np.int64)
         P = tables.positions
         self.table = table

@@ -19,10 +19,10 @@ nodes; these options refuse placements that cannot lead to a solution, each on i
   so it is fixed by the tile set (a board whose colour counts do not pair up has no solution at all).
 
 Each only removes branches without solutions, so raw and distinct counts stay exact (tests compare them with
-the plain loop and a brute force). The loop is ``em_propagate`` in ``ckernel.c`` (C only: with the numba
-kernel forced these options are refused, never silently dropped). :class:`PropSearch` has the interface of
-:class:`~edgematch.solvers.native.search.Search`, so :func:`~edgematch.solvers.native.search.drive` and the
-restarts drive it unchanged; its solutions are stored by position of the static order, as the plain loop's.
+the plain loop and a brute force). The loop is ``em_propagate`` in ``ckernel.c``. :class:`PropSearch` has
+the interface of :class:`~edgematch.solvers.native.search.Search`, so
+:func:`~edgematch.solvers.native.search.drive` and the restarts drive it unchanged; its solutions are stored by
+position of the static order, as the plain loop's.
 """
 
 from __future__ import annotations
@@ -118,12 +118,8 @@ class PropSearch(Search):
     def __init__(self, puzzle: Puzzle, tables: Tables, how: Propagation, capacity: int = 0, distinct: bool = False):
         if tables.masks is None:
             raise BackendError("native backend: internal error: propagation needs tables built with masks")
-        lib = kernels.c_library()
-        if kernels.selected() != "c" or lib is None:
-            raise BackendError(f"native backend: {NAMED} run in the C kernel only "
-                               f"({kernels.ENV}={kernels.requested() or ''} or the C kernel is not built: "
-                               f"{kernels.c_problem() or 'numba forced'})")
-        super().__init__(tables, capacity=capacity, distinct=distinct, kernel="c")  # the arrays both loops write
+        lib = kernels.require()
+        super().__init__(tables, capacity=capacity, distinct=distinct)  # the arrays both loops write
         P, n = tables.positions, puzzle.size
         bounds = bound_tables(puzzle, tables)
         self.open = np.zeros(n, np.int32)

@@ -254,7 +254,6 @@ class _Joiner:
 def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.Swept, build: float,
            load: float) -> Result:
     """A chain's result from its part of a sweep: solved, unsat when it proved every part empty, else timeout."""
-    from edgematch.solvers.native.kernels import selected
     from edgematch.solvers.native.tables import decode
 
     outcome = swept.outcome
@@ -267,7 +266,7 @@ def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.S
         message = outcome.stopped or "its parts searched through; the other chains' still searching"
     rate = outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
     counters: dict[str, Any] = {"nodes": outcome.nodes, "nodes_per_second": rate, "load_seconds": load,
-                                "kernel": selected(), "positions": tables.positions,
+                                "positions": tables.positions,
                                 "candidates": len(tables.cand_type)}
     if swept.depth:
         counters.update(split_depth=swept.depth, parts=swept.parts)

@@ -1,0 +1,171 @@
+/* The compiled steps of the beam search: expand a chunk of a layer, truncate, materialise.
+ * Driven by edgematch/solvers/native/best/beam.py (see its docstring for the search and its memory).
+ *
+ * A state of layer p is a board whose first p positions (of the fill order) are placed. It is kept as its
+ * broken seams so far (brk: every state of one layer has the same number of checked seams, so fewer breaks is
+ * a higher score), its tiles left per type (left) and a frontier ring of the candidates at the last R
+ * positions (ring[s * R + q % R]: the cells a later position's keys can point at); which candidate it took at
+ * each layer, and from which parent, the caller keeps as a parent-pointer forest (par, cand).
+ *
+ * Children of a state: the candidates for the next cell whose type has a tile left, with the fewest breaks
+ * against the placed neighbours (the top tie class); at most `fanout` of them, drawn at random among exact
+ * ties. The phases over the candidate ranges are those of dfs.c (0: both keys fit; 1-3: one does; 4-5:
+ * neither), walked until a phase cannot beat the best cost found.
+ *
+ * Randomness: em.h's generator, its state in rng[0] (the caller seeds it per beam: one seed, one beam).
+ * Element types (kernels.py checks): the tables int64 (cand_edge [C, 4], extra_side [P, extra_cols],
+ * src_const, src_slot, src_side [P, 4]); ring, brk, the children and the forest int32; left int16 when
+ * left_wide is 0, else int32. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../em.h"
+
+static const int64_t MIN_COST[6] = {0, 1, 1, 1, 2, 2};
+
+/* The label the j-th key (0: a, 1: b, 2+: extras) of position p sees in state s: a constant, or a side of a
+ * candidate in the frontier ring. */
+static inline int64_t label(int64_t s, int64_t j, int64_t p, const int32_t *ring, int64_t R, const int64_t *src_const,
+                            const int64_t *src_slot, const int64_t *src_side, const int64_t *cand_edge) {
+    const int64_t c = src_const[p * 4 + j];
+    if (c >= 0) return c;
+    return cand_edge[(int64_t)ring[s * R + src_slot[p * 4 + j]] * 4 + src_side[p * 4 + j]];
+}
+
+static inline int64_t left_of(const void *left, int wide, int64_t at) {
+    return wide ? ((const int32_t *)left)[at] : ((const int16_t *)left)[at];
+}
+
+/* Children of the states s_lo:s_hi at position p, appended from n_ch; returns the new count. */
+EM_EXPORT int64_t em_beam_expand(
+    int64_t p, int64_t s_lo, int64_t s_hi, const int32_t *EM_RESTRICT ring, int64_t R,
+    const void *EM_RESTRICT left, int64_t T, int64_t left_wide, const int32_t *EM_RESTRICT brk,
+    const int64_t *EM_RESTRICT combo, const int64_t *EM_RESTRICT extra_n, const int64_t *EM_RESTRICT extra_side,
+    int64_t extra_cols, const int64_t *EM_RESTRICT src_const, const int64_t *EM_RESTRICT src_slot,
+    const int64_t *EM_RESTRICT src_side,
+    const int64_t *EM_RESTRICT cstart, const int64_t *EM_RESTRICT cend,
+    const int64_t *EM_RESTRICT ra_s, const int64_t *EM_RESTRICT ra_e,
+    const int64_t *EM_RESTRICT ab_s, const int64_t *EM_RESTRICT ab_e,
+    const int64_t *EM_RESTRICT rb_s, const int64_t *EM_RESTRICT rb_e, const int64_t *EM_RESTRICT bperm,
+    const int64_t *EM_RESTRICT cand_type, const int64_t *EM_RESTRICT cand_edge,
+    const int64_t *EM_RESTRICT cand_la, const int64_t *EM_RESTRICT cand_lb, int64_t width, int64_t fanout,
+    int32_t *EM_RESTRICT ch_parent, int32_t *EM_RESTRICT ch_cand, int32_t *EM_RESTRICT ch_brk, int64_t n_ch,
+    int64_t *EM_RESTRICT tie, uint64_t *EM_RESTRICT rng)
+{
+    const int64_t k = combo[p];
+    const int wide = left_wide != 0;
+    for (int64_t s = s_lo; s < s_hi; s++) {
+        const int64_t a = label(s, 0, p, ring, R, src_const, src_slot, src_side, cand_edge);
+        const int64_t b = label(s, 1, p, ring, R, src_const, src_slot, src_side, cand_edge);
+        int64_t extra[2] = {0, 0};
+        const int64_t n_extra = extra_n[p];
+        for (int64_t x = 0; x < n_extra; x++)
+            extra[x] = label(s, 2 + x, p, ring, R, src_const, src_slot, src_side, cand_edge);
+        const int64_t ka = k * width + a;
+        int64_t best = (int64_t)1 << 30, n_tie = 0;
+        for (int ph = 0; ph < 6; ph++) {
+            if (MIN_COST[ph] > best) break;
+            int64_t lo, hi;
+            switch (ph) {
+            case 0: lo = ab_s[ka * width + b]; hi = ab_e[ka * width + b]; break;
+            case 1: lo = ra_s[ka]; hi = ab_s[ka * width + b]; break;
+            case 2: lo = ab_e[ka * width + b]; hi = ra_e[ka]; break;
+            case 3: lo = rb_s[k * width + b]; hi = rb_e[k * width + b]; break;
+            case 4: lo = cstart[k]; hi = ra_s[ka]; break;
+            default: lo = ra_e[ka]; hi = cend[k]; break;
+            }
+            for (int64_t i = lo; i < hi; i++) {
+                const int64_t c = ph == 3 ? bperm[i] : i;
+                if (left_of(left, wide, s * T + cand_type[c]) <= 0) continue;
+                if (ph == 3 && cand_la[c] == a) continue;
+                if (ph >= 4 && cand_lb[c] == b) continue;
+                int64_t cost = MIN_COST[ph];
+                for (int64_t x = 0; x < n_extra; x++)
+                    if (cand_edge[c * 4 + extra_side[p * extra_cols + x]] != extra[x]) cost++;
+                if (cost < best) {
+                    best = cost;
+                    n_tie = 0;
+                }
+                if (cost == best) tie[n_tie++] = c;
+            }
+        }
+        const int64_t take = n_tie < fanout ? n_tie : fanout;
+        for (int64_t j = 0; j < take; j++) { /* a partial Fisher-Yates draw: exact ties in a random order */
+            const int64_t r = j + em_below(rng, n_tie - j);
+            const int64_t t = tie[j];
+            tie[j] = tie[r];
+            tie[r] = t;
+            ch_parent[n_ch] = (int32_t)s;
+            ch_cand[n_ch] = (int32_t)tie[j];
+            ch_brk[n_ch] = (int32_t)(brk[s] + best);
+            n_ch++;
+        }
+    }
+    return n_ch;
+}
+
+/* The `width` children with the fewest breaks, each run of equal breaks in a random order: their indices in
+ * `keep`; returns the count, or -1 when the scratch memory could not be had. */
+EM_EXPORT int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_t width,
+                                   int64_t *EM_RESTRICT keep, uint64_t *EM_RESTRICT rng)
+{
+    if (n_ch <= 0) return 0;
+    int64_t max_brk = 0;
+    for (int64_t i = 0; i < n_ch; i++)
+        if (ch_brk[i] > max_brk) max_brk = ch_brk[i];
+    int64_t *perm = malloc((size_t)n_ch * sizeof *perm);
+    int64_t *out = malloc((size_t)n_ch * sizeof *out);
+    int64_t *counts = calloc((size_t)max_brk + 2, sizeof *counts);
+    if (!perm || !out || !counts) {
+        free(perm);
+        free(out);
+        free(counts);
+        return -1;
+    }
+    for (int64_t i = 0; i < n_ch; i++) perm[i] = i;
+    for (int64_t i = n_ch - 1; i > 0; i--) { /* a uniform shuffle (Fisher-Yates) */
+        const int64_t r = em_below(rng, i + 1);
+        const int64_t t = perm[i];
+        perm[i] = perm[r];
+        perm[r] = t;
+    }
+    for (int64_t i = 0; i < n_ch; i++) counts[ch_brk[i] + 1]++;
+    for (int64_t v = 1; v < max_brk + 2; v++) counts[v] += counts[v - 1];
+    for (int64_t i = 0; i < n_ch; i++) { /* a stable counting sort of the shuffled children by breaks */
+        const int64_t j = perm[i];
+        out[counts[ch_brk[j]]++] = j;
+    }
+    const int64_t n = n_ch < width ? n_ch : width;
+    memcpy(keep, out, (size_t)n * sizeof *keep);
+    free(perm);
+    free(out);
+    free(counts);
+    return n;
+}
+
+/* The kept children as the next layer (frontier ring, tiles left, breaks) and the forest's layer p
+ * (par and cand are [P, forest_cols]). */
+EM_EXPORT void em_beam_materialise(
+    int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, const int32_t *EM_RESTRICT ch_parent,
+    const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ring,
+    int64_t R, const void *EM_RESTRICT left, int64_t T, int64_t left_wide, int32_t *EM_RESTRICT new_ring,
+    void *EM_RESTRICT new_left, int32_t *EM_RESTRICT new_brk, int64_t slot, const int64_t *EM_RESTRICT cand_type,
+    int32_t *EM_RESTRICT par, int32_t *EM_RESTRICT cand, int64_t forest_cols)
+{
+    const size_t row = (size_t)T * (left_wide ? 4 : 2);
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t i = keep[j];
+        const int64_t s = ch_parent[i];
+        const int32_t c = ch_cand[i];
+        memcpy(new_ring + j * R, ring + s * R, (size_t)R * sizeof *ring);
+        new_ring[j * R + slot] = c;
+        memcpy((char *)new_left + j * row, (const char *)left + s * row, row);
+        if (left_wide)
+            ((int32_t *)new_left)[j * T + cand_type[c]] -= 1;
+        else
+            ((int16_t *)new_left)[j * T + cand_type[c]] -= 1;
+        new_brk[j] = ch_brk[i];
+        par[p * forest_cols + j] = (int32_t)s;
+        cand[p * forest_cols + j] = c;
+    }
+}
