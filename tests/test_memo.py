@@ -272,3 +272,13 @@ def test_a_table_that_cannot_grow_keeps_its_records_and_the_count(monkeypatch):
     assert table.version == 0 and table.limit_slots == table.n_slots and table.stored > 0
     assert outcome.solutions * tables.raw_multiplier == edgematch.count(puzzle, backend="native", memo="off",
                                                                          distinct=False).count
+
+
+def test_a_board_whose_state_keys_do_not_fit_counts_without_the_memo():
+    """64x64 with every tile its own type: a state's key would need 73 words of 64. The count runs the plain
+    loop and says why (it was an error: auto's default count of such a board failed)."""
+    big, _ = generate(GeneratorSpec(64, 64, like="e2", seed=1))
+    for memo in ("auto", "on"):
+        result = edgematch.count(big, backend="native", memo=memo, time_limit=0.2)
+        assert result.status.value == "timeout", result.message
+        assert result.options["memo"].startswith("off (a state's key would take")

@@ -335,7 +335,7 @@ class NativeBackend(Backend):
         keep = on_off(task.options.get("keep", True), "keep")
         how = propagation(self.checked_options(task), tables.order_name)
         restarts = 0
-        memo, memo_off = _memo_size(task, tables, how)
+        memo, memo_off = _memo_size(puzzle, task, tables, how)
         memo_stats: dict[str, int] = {}
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = time.perf_counter()
@@ -465,18 +465,19 @@ def _memo_problem(task: Task) -> str | None:
     return None
 
 
-def _memo_size(task: Task, tables: Tables, how: Propagation) -> tuple[float | None, str]:
+def _memo_size(puzzle: Puzzle, task: Task, tables: Tables, how: Propagation) -> tuple[float | None, str]:
     """The memo table's MiB for this run (None: the plain loop) and, when it is off, why: a count in one
-    process or each worker without propagation, in the C kernel, unless distinct boards need the canonical
-    test (the memo cannot merge states whose boards must each be looked at)."""
-    from edgematch.solvers.native.count.memo import applies, memo_mib
+    process or each worker without propagation, unless distinct boards need the canonical test (the memo
+    cannot merge states whose boards must each be looked at) or a state's key does not fit."""
+    from edgematch.solvers.native.count.memo import applies, key_too_wide, memo_mib
 
     mib = memo_mib(task.options.get("memo", "auto"))
     if mib is None or task.question != "count" or how.any:
         return None, ""
     if not applies(tables, task.distinct):
         return None, "off (distinct boards need the canonical test: no anchor tile folds the board turns)"
-    return mib, ""
+    too_wide = key_too_wide(puzzle, tables)
+    return (None, too_wide) if too_wide else (mib, "")
 
 
 def _searcher(puzzle: Puzzle, how: Propagation, capacity: int, distinct: bool) -> Callable[[Tables], Any]:

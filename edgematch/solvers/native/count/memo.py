@@ -171,6 +171,34 @@ def key_hash(keys: np.ndarray) -> np.ndarray:
     return h
 
 
+def _key_layout(tables: Tables, front_of: Front) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """How a state's key is packed: bits per label, words of the front's labels, and each type's word and
+    shift for its free copies (a bit field wide enough for all its copies, never across two words)."""
+    counts = np.asarray(tables.type_count, np.int64)
+    label_bits = max(1, int(tables.free_label).bit_length())
+    front_words = -(-front_of.width // (64 // label_bits))
+    type_word = np.zeros(len(counts), np.uint32)
+    type_shift = np.zeros(len(counts), np.uint32)
+    word, shift = 0, 0
+    for t, c in enumerate(counts):
+        bits = max(1, int(c).bit_length())
+        if shift + bits > 64:
+            word, shift = word + 1, 0
+        type_word[t], type_shift[t] = word, shift
+        shift += bits
+    return label_bits, front_words, type_word, type_shift
+
+
+def key_too_wide(puzzle: Puzzle, tables: Tables) -> str:
+    """Why a state's key would not fit :data:`MAX_WORDS` words ("" when it fits): a board with thousands of
+    tile types (64x64 and up, every tile distinct) has no room to remember states in."""
+    _, front_words, type_word, _ = _key_layout(tables, front(puzzle, tables))
+    words = 1 + front_words + (int(type_word[-1]) + 1 if len(type_word) else 1)
+    if words <= MAX_WORDS:
+        return ""
+    return f"off (a state's key would take {words} words, at most {MAX_WORDS}: too many tile types)"
+
+
 class MemoTable:
     """The states' board counts for one puzzle's tables: ``mib`` MiB at most, in buckets of 4 slots, the
     depths worth looking up (all but the root and the last at first; :meth:`tune` turns off the others), and
@@ -179,20 +207,8 @@ class MemoTable:
     def __init__(self, puzzle: Puzzle, tables: Tables, mib: float = DEFAULT_MIB, join: bool = True):
         self.tables = tables
         self.front = front(puzzle, tables)
-        counts = np.asarray(tables.type_count, np.int64)
-        self.label_bits = max(1, int(tables.free_label).bit_length())
-        self.front_words = -(-self.front.width // (64 // self.label_bits))
-        # each type's free copies in a bit field wide enough for all its copies, never across two words
-        self.type_word = np.zeros(len(counts), np.uint32)
-        self.type_shift = np.zeros(len(counts), np.uint32)
-        word, shift = 0, 0
-        for t, c in enumerate(counts):
-            bits = max(1, int(c).bit_length())
-            if shift + bits > 64:
-                word, shift = word + 1, 0
-            self.type_word[t], self.type_shift[t] = word, shift
-            shift += bits
-        self.type_words = word + 1
+        self.label_bits, self.front_words, self.type_word, self.type_shift = _key_layout(tables, self.front)
+        self.type_words = int(self.type_word[-1]) + 1 if len(self.type_word) else 1
         self.key_w = 1 + self.front_words + self.type_words
         if self.key_w > MAX_WORDS:
             raise BackendError(f"native backend: a memo key would take {self.key_w} words (at most {MAX_WORDS})")
