@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgematch.core.checker import check, score
+from edgematch.core.checker import check, check_admissible, score
 from edgematch.core.model import Puzzle, Solution, Tile
 from edgematch.formats import read_puzzle
 from tests.strategies import planted
@@ -74,3 +74,19 @@ def test_violations_name_their_place():
     assert seams and all("cell" in str(v) and "meets" in str(v) for v in seams)
     assert result.score + len(seams) == puzzle.seam_count
     assert all(v.cell is not None for v in seams)
+
+
+@settings(max_examples=150)
+@given(planted(), st.randoms(use_true_random=False))
+def test_the_best_score_view_is_check_without_the_seam_list(pair, rng):
+    """check_admissible: the same score and the same non-seam violations as check, on scrambled boards."""
+    puzzle, solution = pair
+    cells = list(solution.cells)
+    for _ in range(rng.randint(0, 4)):  # swaps and turns keep every tile once; a bad index breaks more rules
+        i, j = rng.randrange(len(cells)), rng.randrange(len(cells))
+        cells[i], cells[j] = (cells[j][0], rng.randrange(5)), cells[i]
+    board = Solution(solution.width, solution.height, tuple(cells))
+    full, fast = check(puzzle, board), check_admissible(puzzle, board)
+    assert fast.score == full.score == score(puzzle, board)
+    assert fast.violations == tuple(v for v in full.violations if v.kind != "seam")
+    assert fast.admissible == full.admissible

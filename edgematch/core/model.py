@@ -294,7 +294,9 @@ class Puzzle:
 
     def border_sides(self, cell: int) -> tuple[int, ...]:
         """Sides of ``cell`` that face out of the board."""
-        return tuple(s for s in SIDES if self.neighbour(cell, s) is None)
+        row, col = divmod(cell, self.width)
+        return tuple(s for s, out in ((N, row == 0), (E, col == self.width - 1), (S, row == self.height - 1),
+                                      (W, col == 0)) if out)
 
     def seams(self) -> list[tuple[int, int, int, int]]:
         """Every inner seam as (cell, side, neighbour, neighbour's side), side being E or S."""

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from edgematch.core.checker import check
+from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution, whole_number
 from edgematch.errors import BackendError, Interrupted, UsageError, shown
 from edgematch.solvers.base import (
@@ -349,7 +349,7 @@ def best(
 
 def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) -> int:
     """The checker's score of ``board``; an inadmissible board, or a claim that differs, is a backend error."""
-    verdict = check(puzzle, board)
+    verdict = check_admissible(puzzle, board)
     if not verdict.admissible:
         wrong = next(v for v in verdict.violations if v.kind != "seam")
         raise BackendError(f"backend {backend} returned a board that breaks a rule: {wrong}")

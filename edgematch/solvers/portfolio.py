@@ -34,8 +34,8 @@ from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
 
-from edgematch.core.checker import check
-from edgematch.core.model import Puzzle
+from edgematch.core.checker import check, check_admissible
+from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, get_backend
 from edgematch.solvers.processes import (
@@ -240,7 +240,10 @@ def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task, deadline: f
 def _verified(puzzle: Puzzle, result: Result, question: str = "first") -> bool:
     """A member's solutions must all pass the checker (for ``best``: be admissible boards); one that fails is
     out of the race."""
-    if all(check(puzzle, s).admissible if question == "best" else check(puzzle, s).ok for s in result.solutions):
+    def passes(board: Solution) -> bool:
+        return check_admissible(puzzle, board).admissible if question == "best" else check(puzzle, board).ok
+
+    if all(passes(s) for s in result.solutions):
         return True
     result.status, result.message = Status.ERROR, "returned an invalid solution"
     return False

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from edgematch.core.checker import check
+from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.errors import BackendError
@@ -40,6 +40,7 @@ from edgematch.solvers.native.tables import (
     _ids,
     cell_class,
     combo_rows,
+    in_time,
     norm,
     position_keys,
     shown_by_class,
@@ -96,25 +97,29 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     """A board keeping every rule except the seams, or None when there is none (Kuhn's augmenting paths
     over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class).
 
-    The matching is the one the recursive textbook search finds, tile for tile, without its recursion (a
-    path through n cells of one class was n calls deep: a RecursionError on a framed 40x40, an unframed
-    32x32) or its cubic time:
+    Cells are matched in order, in linear time where the classes allow (a framed 250x250 took 10 s of a 1 s
+    limit with augmenting paths alone):
     - a class whose tiles show no other class (the inner cells of a framed board, every cell of an unframed
-      one) is matched at once: the textbook search gives its k-th cell the tile ``m - k`` of its ``m`` cells
-      in its tile list (each new cell takes the first tile and shifts the others one tile on), and fails
-      when the class has fewer tiles than cells;
-    - the other classes (corners and edges, whose tiles show several) follow their augmenting paths with an
-      explicit stack; every class's tiles are one list shared by its cells, and a path's tiles once tried
-      stay tried, so each list keeps a pointer to its first untried tile."""
+      one) is matched at once: its k-th cell gets the tile ``m - k`` of its ``m`` cells in its tile list, and
+      it fails when the class has fewer tiles than cells;
+    - a cell of the other classes (corners and edges, whose tiles show several) takes its first tile that no
+      cell owns; only when every tile of its list is owned does it follow an augmenting path, with an explicit
+      stack (no recursion: a path through n cells was n calls deep); a path's tiles once tried stay tried, so
+      each list keeps a pointer to its first untried tile.
+    """
     hinted = {c: (t, r) for c, t, r in puzzle.hints}
     hinted_tiles = {t for t, _ in hinted.values()}
     free_cells = [c for c in range(puzzle.size) if c not in hinted]
     turns = range(4) if puzzle.rotations else (0,)
-    turn_for: dict[tuple[int, tuple[int, ...]], int] = {}  # (tile, class) -> a turn showing that class
+    turn_for: dict[tuple[int, tuple[int, ...]], int] = {}  # (tile, class) -> the first turn showing that class
     for t, tile in enumerate(puzzle.tiles):
-        if t not in hinted_tiles:
-            for r in reversed(turns):
-                turn_for[t, shows_class(puzzle, tile.rotated(r))] = r
+        if t in hinted_tiles:
+            continue
+        if puzzle.frame is None or puzzle.frame not in tile.edges:  # every turn shows no frame side
+            turn_for[t, ()] = 0
+            continue
+        for r in reversed(turns):
+            turn_for[t, shows_class(puzzle, tile.rotated(r))] = r
     by_class: dict[tuple[int, ...], list[int]] = {}  # class -> the tiles that can show it, in tile order
     classes_of: dict[int, int] = {}  # tile -> how many classes it can show
     for t, klass in turn_for:
@@ -126,6 +131,20 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     fits = {c: by_class[klass_of[c]] for c in free_cells}
     alone = {k for k, tiles in by_class.items() if all(classes_of[t] == 1 for t in tiles)}
     owner: dict[int, int] = {}  # tile -> cell
+    first_free: dict[int, int] = {}  # id of a class's tile list -> index of its first tile no cell owns
+
+    def take_free(cell: int) -> bool:
+        """The cell's first tile that no cell owns, if any (an augmenting path of one step; a tile once owned
+        stays owned, only its cell may change, so the index only moves on)."""
+        tiles = fits[cell]
+        p = first_free.get(id(tiles), 0)
+        while p < len(tiles) and tiles[p] in owner:
+            p += 1
+        first_free[id(tiles)] = p
+        if p == len(tiles):
+            return False
+        owner[tiles[p]] = cell
+        return True
 
     def augment(root: int) -> bool:
         seen: set[int] = set()
@@ -156,7 +175,7 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
         return False
 
     for c in free_cells:
-        if klass_of[c] not in alone and not augment(c):
+        if klass_of[c] not in alone and not take_free(c) and not augment(c):
             return None
     for klass in alone:
         mine = [c for c in free_cells if klass_of[c] == klass]
@@ -179,27 +198,32 @@ def no_admissible_board(puzzle: Puzzle, t0: float) -> Result:
                   message="no board keeps the frame and hints with these tiles", max_score=puzzle.seam_count)
 
 
-def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTables:
+def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: float | None = None) -> BestTables:
     """Candidate tables for the best-score loop: row order (or the free ``cells`` in the order given),
     candidates per (class, key sides) combo sorted by (key a, key b) labels, ``bperm`` the same candidates
-    by (key b, key a)."""
+    by (key b, key a). With a ``deadline`` (``time.monotonic()``) it raises
+    :class:`~edgematch.solvers.native.tables.BuildTimedOut` once that passes (a 100x100 board's take seconds)."""
     n = puzzle.size
     types = tile_types(puzzle)
     hinted = types.hinted
     shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
     by_class = shown_by_class(puzzle, shown)  # once, not once per combo
+    in_time(deadline)
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
     free = len(norm_ids)
     width = free + 1
+    in_time(deadline)
     ids_of = {(t, r): [norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for t, r, e in shown}  # once per placement
+    in_time(deadline)
 
     if cells is None:
         cells = [c for c in range(n) if c not in hinted]
     P = len(cells)
     unconstrained = n * 4
     at = position_keys(puzzle, cells, hinted, np.int64)
+    in_time(deadline)
     key_a, key_b, combo, extra_n, combos = at.key_a, at.key_b, at.combo, at.extra_n, at.combos
 
     K = max(len(combos), 1)
@@ -214,6 +238,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
     cand: list[tuple[int, int, tuple[int, ...], int, int]] = []
     bperm: list[int] = []
     for key, k in combos.items():
+        in_time(deadline)
         base = len(cand)
         cstart[k] = base
         for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, by_class=by_class):
@@ -236,6 +261,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
             bperm.append(i)
     # empty ranges must still be ordered inside their combo (phase 1/2 read [ra_s, ab_s) and [ab_e, ra_e))
     for k in range(K):
+        in_time(deadline)
         for la in range(width):
             if ra_e[k * width + la] == 0:
                 ra_s[k * width + la] = ra_e[k * width + la] = cstart[k]
@@ -244,6 +270,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
                 if ab_e[j] == 0:
                     ab_s[j] = ab_e[j] = ra_s[k * width + la]
 
+    in_time(deadline)
     placed0 = np.zeros(n * 4 + 1, np.int64)
     placed0[unconstrained] = free
     for c, e in hint_edges.items():
@@ -253,6 +280,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None) -> BestTab
                     and placed0[c * 4 + s] == placed0[nb * 4 + (s + 2) % 4])
     checks = [int(key_a[p] != unconstrained) + int(key_b[p] != unconstrained) + int(extra_n[p]) for p in range(P)]
     fits_upto = np.cumsum([hint_fits, *checks]).astype(np.int64)
+    in_time(deadline)
     class_ids: dict[tuple[int, ...], int] = {}
     class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
     class_cands = []
@@ -470,7 +498,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     first = admissible_board(puzzle)
     if first is None:
         return no_admissible_board(puzzle, t0)
-    best_board, best_score = first, check(puzzle, first).score
+    best_board, best_score = first, seams_fitting(puzzle, first)
     history = [(time.perf_counter() - t0, best_score)]
     if task.on_improve is not None:
         task.on_improve(best_board, best_score)
@@ -493,7 +521,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
 
     def offer(board: Solution) -> None:
         nonlocal best_board, best_score, proven
-        score = check(puzzle, board).score
+        score = seams_fitting(puzzle, board)
         if score > best_score:
             best_board, best_score = board, score
             history.append((time.perf_counter() - t0, best_score))

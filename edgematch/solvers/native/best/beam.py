@@ -38,6 +38,7 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import whole
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best import BestTables, build_best_tables
+from edgematch.solvers.native.tables import in_time
 
 ORDERS = ("comb", "row")
 FANOUT = 8
@@ -62,9 +63,11 @@ class BeamTables:
     """The best-score tables in a fill order, plus where each position's key labels come from: a constant
     (a hint's edge, or the free label when there is no neighbour) or a slot of the frontier ring."""
 
-    def __init__(self, puzzle: Puzzle, order: str):
+    def __init__(self, puzzle: Puzzle, order: str, deadline: float | None = None):
+        """``deadline`` (``time.monotonic()``): past it, building raises
+        :class:`~edgematch.solvers.native.tables.BuildTimedOut`."""
         cells = fill_cells(puzzle, order)
-        self.t: BestTables = build_best_tables(puzzle, cells)
+        self.t: BestTables = build_best_tables(puzzle, cells, deadline)
         t, n = self.t, puzzle.size
         P = t.positions
         pos = {c: p for p, c in enumerate(cells)}
@@ -72,6 +75,7 @@ class BeamTables:
         sources[:P, 0], sources[:P, 1] = t.key_a, t.key_b
         sources[:P, 2:] = t.extra_src
         back = 1
+        in_time(deadline)
         for p in range(P):
             for j in range(2 + int(t.extra_n[p])):
                 cell = int(sources[p, j]) // 4
@@ -81,6 +85,7 @@ class BeamTables:
         self.src_const = np.full((max(P, 1), 4), -1, np.int64)
         self.src_slot = np.zeros((max(P, 1), 4), np.int64)
         self.src_side = np.zeros((max(P, 1), 4), np.int64)
+        in_time(deadline)
         for p in range(P):
             for j in range(4):
                 idx = int(sources[p, j])

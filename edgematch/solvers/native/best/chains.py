@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Any
 
-from edgematch.core.checker import check
+from edgematch.core.checker import check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import EdgematchError, PuzzleError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, whole
@@ -119,7 +119,7 @@ class Incumbent:
                 board = unflat(puzzle, values)
             except PuzzleError:
                 return seen[1]
-            verdict = check(puzzle, board)
+            verdict = check_admissible(puzzle, board)
             if verdict.admissible and verdict.score == score:
                 seen[:] = [version, (board, score)]
             return seen[1]

@@ -22,7 +22,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 
-from edgematch.core.checker import check
+from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
@@ -39,6 +39,7 @@ from edgematch.solvers.native.best.beam import (
     board_of,
 )
 from edgematch.solvers.native.compiled import ensure_compiled
+from edgematch.solvers.native.tables import BuildTimedOut
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
@@ -57,16 +58,20 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     t0 = time.perf_counter()
     name = "native"
     max_score = puzzle.seam_count
+    deadline = None if task.time_limit is None else t0 + task.time_limit
     first = admissible_board(puzzle)
     if first is None:
         return no_admissible_board(puzzle, t0)
     run = _Anytime(puzzle, task, t0, first)
-    bt = BeamTables(puzzle, order)
-    if width is not None and bt.memory(width, fanout) > memory_cap():
+    # a big board's tables can outlast the limit: past it, the first board is the answer
+    try:
+        bt = None if _late(deadline) else BeamTables(puzzle, order, _monotonic(deadline))
+    except BuildTimedOut:
+        bt = None
+    if bt is not None and width is not None and bt.memory(width, fanout) > memory_cap():
         raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
                          f"GiB (at most {memory_cap() / 2**30:.1f}); give a smaller width")
     build = time.perf_counter() - t0
-    deadline = None if task.time_limit is None else t0 + task.time_limit
     if not repairing:
         beams_until, top = deadline, None
     elif deadline is None:
@@ -74,7 +79,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     else:
         beams_until = t0 + share * task.time_limit  # type: ignore[operator]
         top = None if width is not None else LADDER_TOP
-    run.proven = run.best_score == max_score or bt.t.positions == 0
+    run.proven = run.best_score == max_score or (bt is not None and bt.t.positions == 0)
     began = time.perf_counter()
     exact = _ExactShare(puzzle, seed) if not run.proven else None
 
@@ -89,10 +94,10 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
 
     try:
         try:
-            if not _late(deadline):  # a big board's tables can take the whole limit: then the first board
+            if bt is not None and not _late(deadline):  # the tables can take the whole limit: the first board
                 _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
             run.counters["beam_score"] = run.best_score
-            if repairing and not run.proven and not run.stopped and not _late(deadline):
+            if bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
                 _repair(puzzle, run, fanout, seed, deadline, pause)
         except _Solved as solved:
             run.offer(solved.board, "first-solution search")
@@ -118,7 +123,7 @@ class _Anytime:
 
     def __init__(self, puzzle: Puzzle, task: Task, t0: float, first: Solution):
         self.puzzle, self.task, self.t0 = puzzle, task, t0
-        self.best_board, self.best_score = first, check(puzzle, first).score
+        self.best_board, self.best_score = first, seams_fitting(puzzle, first)
         self.history = [(time.perf_counter() - t0, self.best_score)]
         self.proven = False
         self.stopped = ""
@@ -129,7 +134,7 @@ class _Anytime:
 
     def offer(self, board: Solution, stage: str) -> bool:
         """Keep ``board`` if the checker scores it higher than the best so far (and stream it); whether it did."""
-        score = check(self.puzzle, board).score
+        score = seams_fitting(self.puzzle, board)
         if score <= self.best_score:
             return False
         self.best_board, self.best_score = board, score
@@ -183,6 +188,11 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
             break
         if width is None:
             w = min(w * 2, cap)
+
+
+def _monotonic(deadline: float | None) -> float | None:
+    """A ``perf_counter`` deadline on the clock the table builders read (``time.monotonic``)."""
+    return None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
 
 
 def _late(deadline: float | None) -> bool:
@@ -243,8 +253,8 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                     break
                 tail_rate = width * cells / max(time.perf_counter() - started, 1e-6)
                 if board is not None:
-                    score = check(puzzle, board).score
-                    if score >= check(puzzle, current).score and board != current:
+                    score = seams_fitting(puzzle, board)
+                    if score >= seams_fitting(puzzle, current) and board != current:
                         if run.offer(board, "repair:tail"):
                             gains["tail"] += 1
                         adopt(board)
