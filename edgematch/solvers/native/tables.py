@@ -115,7 +115,24 @@ def _outside_in(w: int, h: int) -> list[int]:
 
 
 def norm(side: int, label: int, puzzle: Puzzle) -> int:
+    """The label the search compares on ``side``: east and south as shown, north and west as their partner
+    (so a seam fits when the two sides' norm labels are equal)."""
     return label if side in (E, S) else puzzle.partner(label)
+
+
+def normed(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """:func:`norm` of all four sides N E S W (a big board has a million of them to label)."""
+    if puzzle.rule == "signed":
+        return (-edges[0], edges[1], edges[2], -edges[3])
+    return (edges[0], edges[1], edges[2], edges[3])
+
+
+def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]]) -> dict[int, int]:
+    """An id per norm label any of ``all_edges`` shows, in label order (:func:`_ids`)."""
+    labels: set[int] = set()
+    for e in all_edges:
+        labels.update(normed(puzzle, e))
+    return _ids(labels)
 
 
 def cell_class(puzzle: Puzzle, cell: int) -> tuple[int, ...]:
@@ -333,7 +350,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
              for r in (types.turns[t] if t != pinned else range(4 // folded))]
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
-    norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
+    norm_ids = norm_label_ids(puzzle, all_edges)
     vis_ids = _ids({x for e in all_edges for x in e})
     free = len(norm_ids)
 
@@ -368,7 +385,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     row_of: dict[tuple[int, int], int] = {}
     rows = np.fromiter((row_of.setdefault((t, r), len(row_of)) for t, r, _ in cand), np.int64, len(cand))
     edges_of = {row: e for (t, r, e), row in zip(cand, rows.tolist(), strict=True)}
-    cand_edge = np.array([[norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for e in edges_of.values()],
+    cand_edge = np.array([[norm_ids[x] for x in normed(puzzle, e)] for e in edges_of.values()],
                          INDEX).reshape(-1, 4)[rows]
     cand_vis = np.array([[vis_ids[x] for x in e] for e in edges_of.values()], np.int32).reshape(-1, 4)[rows]
     in_time(deadline)

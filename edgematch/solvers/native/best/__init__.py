@@ -37,11 +37,12 @@ from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_o
 from edgematch.solvers.native.search import luby
 from edgematch.solvers.native.tables import (
     Tables,
-    _ids,
     cell_class,
     combo_rows,
     in_time,
     norm,
+    norm_label_ids,
+    normed,
     position_keys,
     shown_by_class,
     shows_class,
@@ -211,11 +212,11 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     in_time(deadline)
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
-    norm_ids = _ids({norm(s, e[s], puzzle) for e in all_edges for s in SIDES})
+    norm_ids = norm_label_ids(puzzle, all_edges)
     free = len(norm_ids)
     width = free + 1
     in_time(deadline)
-    ids_of = {(t, r): [norm_ids[norm(s, e[s], puzzle)] for s in SIDES] for t, r, e in shown}  # once per placement
+    ids_of = {(t, r): [norm_ids[x] for x in normed(puzzle, e)] for t, r, e in shown}  # once per placement
     in_time(deadline)
 
     if cells is None:
