@@ -222,3 +222,19 @@ def test_decode_to_a_pipe_writes_a_wide_board_whole(tmp_path):
     assert done.returncode == 0, done.stderr
     puzzle = read_puzzle(HUNDE)
     assert done.stdout.startswith(render_ascii(puzzle, read_solution(saved, puzzle=puzzle)))  # 96 wide, not 80
+
+
+def test_to_a_pipe_a_board_is_the_plain_ascii_and_a_huge_one_is_not_drawn():
+    """Without colour the board goes out as render_ascii's text (rich's styled text took 25 s on a 250x250, all
+    of it after a Ctrl-C); past DRAWN_AT_MOST tiles it is not drawn and the note says so."""
+    from edgematch.render.terminal import DRAWN_AT_MOST
+
+    small, solution = generate(GeneratorSpec(6, 6, like="e2", seed=1))
+    buffer = io.StringIO()
+    assert print_board(Console(file=buffer, width=80), small, solution) is None
+    assert buffer.getvalue() == render_ascii(small, solution)
+    huge, board = generate(GeneratorSpec(65, 65, seed=1))
+    assert huge.size > DRAWN_AT_MOST
+    buffer = io.StringIO()
+    note = print_board(Console(file=buffer, width=80), huge, board)
+    assert buffer.getvalue() == "" and "65x65, 4,225 tiles" in note and "too big" in note

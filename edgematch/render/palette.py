@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from edgematch.core.model import Puzzle
 
 FRAME_GREY = "#b4b4b4"
@@ -104,28 +106,43 @@ def _dist2(a: tuple[float, float, float], b: tuple[float, float, float]) -> floa
     return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2
 
 
-@lru_cache(maxsize=8)
-def palette_colours(count: int) -> tuple[str, ...]:
-    """The first ``count`` palette colours (the base list, then farthest-point picks in CIELAB)."""
-    colours = list(BASE_COLOURS[:count])
-    if count <= len(colours):
-        return tuple(colours)
+@lru_cache(maxsize=1)
+def _candidates() -> tuple[tuple[str, ...], np.ndarray]:
+    """The colours a palette may add: a 16-step RGB grid without greys (the frame) and near-black or white,
+    with their CIELAB coordinates."""
     steps = range(0, 256, 17)
-    candidates = []
+    names, labs = [], []
     for r in steps:
         for g in steps:
             for b in steps:
                 lab = _lab((r, g, b))
                 chroma = (lab[1] ** 2 + lab[2] ** 2) ** 0.5
-                if chroma >= 30 and 25 <= lab[0] <= 90:  # no greys (the frame), no near-black/white
-                    candidates.append((rgb_to_hex((r, g, b)), lab))
-    chosen = [_lab(hex_to_rgb(c)) for c in colours]
-    nearest = [min(_dist2(lab, c) for c in chosen) for _, lab in candidates]
+                if chroma >= 30 and 25 <= lab[0] <= 90:
+                    names.append(rgb_to_hex((r, g, b)))
+                    labs.append(lab)
+    return tuple(names), np.array(labs, dtype=np.float64).reshape(-1, 3)
+
+
+def _dist2_to(labs: np.ndarray, lab: tuple[float, float, float]) -> np.ndarray:
+    """:func:`_dist2` from each row of ``labs`` to ``lab`` (the same operations, so the same floats)."""
+    return (labs[:, 0] - lab[0]) ** 2 + (labs[:, 1] - lab[1]) ** 2 + (labs[:, 2] - lab[2]) ** 2
+
+
+@lru_cache(maxsize=8)
+def palette_colours(count: int) -> tuple[str, ...]:
+    """The first ``count`` palette colours (the base list, then farthest-point picks in CIELAB: each the
+    candidate farthest from every colour chosen so far, the first such on ties)."""
+    colours = list(BASE_COLOURS[:count])
+    if count <= len(colours):
+        return tuple(colours)
+    names, labs = _candidates()
+    nearest = np.full(len(names), np.inf)
+    for c in colours:
+        nearest = np.minimum(nearest, _dist2_to(labs, _lab(hex_to_rgb(c))))
     while len(colours) < count:
-        best = max(range(len(candidates)), key=lambda i: (nearest[i], -i))
-        hex_colour, lab = candidates[best]
-        colours.append(hex_colour)
-        nearest = [min(d, _dist2(cand, lab)) for d, (_, cand) in zip(nearest, candidates, strict=True)]
+        best = int(np.argmax(nearest))  # the first of the farthest
+        colours.append(names[best])
+        nearest = np.minimum(nearest, _dist2_to(labs, tuple(labs[best])))
     return tuple(colours)
 
 

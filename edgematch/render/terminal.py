@@ -19,7 +19,15 @@ from rich.style import Style
 from rich.text import Text
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.render.ascii import Line, band_columns, board_lines, board_width, picture_lines, tray_lines
+from edgematch.render.ascii import (
+    Line,
+    band_columns,
+    board_lines,
+    board_width,
+    picture_lines,
+    render_ascii,
+    tray_lines,
+)
 from edgematch.render.palette import Palette, ink_on
 
 
@@ -100,6 +108,9 @@ def render_terminal(puzzle: Puzzle, solution: Solution | None = None, bands: boo
     return TerminalPicture(puzzle, solution, bands)
 
 
+DRAWN_AT_MOST = 4096  # tiles of a board drawn to a file or a pipe (64x64: about 1.2 MB of text)
+
+
 def print_board(console: Console, puzzle: Puzzle, solution: Solution) -> str | None:
     """Print the board to ``console`` without ever cutting a line, and return a note when the reader should
     know how it was shown (else None).
@@ -107,9 +118,16 @@ def print_board(console: Console, puzzle: Puzzle, solution: Solution) -> str | N
     On a terminal narrower than the board, the board comes in bands of whole tile columns (the note says
     so: the caller shows it, e.g. on stderr, with a way to see it whole). Anywhere else (a file, a pipe)
     every line is written whole however long, as :func:`render_ascii` writes it: rich would crop it at the
-    console's width (80 columns when it cannot ask a terminal)."""
+    console's width (80 columns when it cannot ask a terminal); a board of more than :data:`DRAWN_AT_MOST`
+    tiles is not drawn there (the note says so: ``--save`` or ``--render ascii -o FILE`` keep it)."""
     if not console.is_terminal:
-        console.print(TerminalPicture(puzzle, solution, bands=False), crop=False, soft_wrap=True)
+        if puzzle.size > DRAWN_AT_MOST:
+            return f"the board ({puzzle.width}x{puzzle.height}, {puzzle.size:,} tiles) is too big to draw here"
+        if console.color_system is None:  # no styles to keep: the plain text at once (rich took 25 s on 250x250)
+            console.file.write(render_ascii(puzzle, solution))
+            console.file.flush()
+        else:
+            console.print(TerminalPicture(puzzle, solution, bands=False), crop=False, soft_wrap=True)
         return None
     picture = TerminalPicture(puzzle, solution)
     console.print(picture)
