@@ -372,22 +372,27 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     parts = shown_by_class(puzzle, shown)
     for key, k in combos.items():
         in_time(deadline)
-        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, rank, parts):
-            if tab_end[k, la, lb] == 0:
-                tab_start[k, la, lb] = len(cand)
-            cand.append((t, r, edges))
-            tab_end[k, la, lb] = len(cand)
+        rows = combo_rows(puzzle, shown, key, norm_ids, free, rank, parts)
+        if not rows:
+            continue
+        # rows come sorted by their (key a, key b) bucket: each bucket is one run of them
+        bucket = np.fromiter((la * (free + 1) + lb for la, lb, _, _, _ in rows), np.int64, len(rows))
+        first = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+        tab_start[k].reshape(-1)[bucket[first]] = len(cand) + first
+        tab_end[k].reshape(-1)[bucket[first]] = len(cand) + np.r_[first[1:], len(rows)]
+        cand.extend((t, r, edges) for _, _, t, r, edges in rows)
 
     cand_type = np.array([t for t, _, _ in cand], INDEX)
     cand_rot = np.array([r for _, r, _ in cand], np.int32)
     in_time(deadline)
-    # label ids per placement once (a placement is a candidate of several combos: with masks, ten times over)
-    row_of: dict[tuple[int, int], int] = {}
-    rows = np.fromiter((row_of.setdefault((t, r), len(row_of)) for t, r, _ in cand), np.int64, len(cand))
-    edges_of = {row: e for (t, r, e), row in zip(cand, rows.tolist(), strict=True)}
-    cand_edge = np.array([[norm_ids[x] for x in normed(puzzle, e)] for e in edges_of.values()],
-                         INDEX).reshape(-1, 4)[rows]
-    cand_vis = np.array([[vis_ids[x] for x in e] for e in edges_of.values()], np.int32).reshape(-1, 4)[rows]
+    # label ids per placement once (a placement is a candidate of several combos: with masks, ten times over);
+    # an id is the label's rank among the sorted labels (_ids), so searchsorted finds it
+    placements, rows = np.unique(cand_type.astype(np.int64) * 4 + cand_rot, return_inverse=True)
+    edges_of = {t * 4 + r: e for t, r, e in shown}
+    raw = np.array([edges_of[key] for key in placements.tolist()], np.int64).reshape(-1, 4)
+    normed_raw = raw * np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else raw  # normed(), row by row
+    cand_edge = np.searchsorted(np.array(sorted(norm_ids), np.int64), normed_raw).astype(INDEX)[rows.reshape(-1)]
+    cand_vis = np.searchsorted(np.array(sorted(vis_ids), np.int64), raw).astype(np.int32)[rows.reshape(-1)]
     in_time(deadline)
     placed0 = np.zeros(n * 4 + 1, INDEX)
     placed0[unconstrained] = free
@@ -399,11 +404,11 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
 
     turns = [k for k in allowed_turns if k] if pinned is None else []  # anchored: every board is least
     turn_src = np.zeros((len(turns), n * 4), np.int32)
+    every = np.arange(n)
     for i, k in enumerate(turns):
-        for c in range(n):
-            new = turn_cell(c, puzzle.width, puzzle.height, k)
-            for s in SIDES:
-                turn_src[i, new * 4 + s] = c * 4 + (s - k) % 4
+        new = turn_cell(every, puzzle.width, puzzle.height, k)  # numpy arithmetic: every cell at once
+        for s in SIDES:
+            turn_src[i, new * 4 + s] = every * 4 + (s - k) % 4
 
     return Tables(
         order=np.array(cells, INDEX), key_a=at.key_a, key_b=at.key_b, base=(at.combo * (free + 1) ** 2).astype(INDEX),
