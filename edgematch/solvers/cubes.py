@@ -305,15 +305,16 @@ class Conquest:
 def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, cluster: Any,
                 time_limit: float | None, per_thread: int = 64) -> Conquest:
     """Cube-and-conquer with the batches of cubes as tasks on ``cluster`` (see the module doc): at least
-    ``target`` cubes, or ``per_thread`` per worker thread of the cluster. Connecting (starting a local cluster)
-    and planning count against the time limit."""
+    ``target`` cubes, or ``per_thread`` per worker thread of the cluster. Planning counts against the time limit;
+    a local cluster's start and close do not, and are reported apart (counters ``cluster_start_seconds``,
+    ``cluster_close_seconds``), as for the native backend's races and counts."""
     from edgematch.core.symmetry import board_turns
     from edgematch.core.tiletypes import tile_types
     from edgematch.encodings.domains import anchor
     from edgematch.solvers.cluster import connected, distributed, threads
 
-    start = time.monotonic()
-    deadline = None if time_limit is None else start + time_limit
+    connecting = start = time.monotonic()
+    deadline = None
     types = tile_types(puzzle)
     turns = board_turns(puzzle)
     out = Conquest(types=types, turns=len(turns) if options.symmetry and anchor(puzzle, types, turns) is not None
@@ -321,6 +322,9 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     futures: dict[str, Any] = {}
     try:
         with connected(cluster) as client:
+            start = time.monotonic()
+            deadline = None if time_limit is None else start + time_limit
+            out.counters["cluster_start_seconds"] = start - connecting
             dd = distributed()
             width = threads(client)
             target = target or per_thread * width
@@ -346,12 +350,14 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
                 if futures:
                     with contextlib.suppress(Exception):
                         client.cancel(list(futures.values()))
+            ended = time.monotonic()
+        out.counters["cluster_close_seconds"] = time.monotonic() - ended
     except KeyboardInterrupt:
         out.stopped = INTERRUPTED
     out.finished = out.board is None and not out.stopped and not futures
     if out.board is not None:
         out.stopped = ""
-    out.counters["seconds"] = time.monotonic() - start
+    out.counters["seconds"] = time.monotonic() - start - out.counters.get("cluster_close_seconds", 0.0)
     return out
 
 

@@ -239,7 +239,9 @@ class SatBackend(Backend):
             got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
         except ChildDied as exc:
             got, message = None, f"sat:{solver}: {exc}"
-        took = time.monotonic() - started
+        took = time.monotonic() - started  # the cluster's start and close are reported apart
+        if got is not None:
+            took -= got.counters.get("cluster_start_seconds", 0.0) + got.counters.get("cluster_close_seconds", 0.0)
         result = Result(
             backend=f"sat:{solver}", status=Status.ERROR if got is None else Status.TIMEOUT,
             timings=Timings(build=0.0, solve=took), message=message,
