@@ -1,4 +1,4 @@
-"""The package's layers (DESIGN.md): imports point down only, and no two modules import each other.
+"""The package's layers (docs/architecture.md): imports point down only, and no two modules import each other.
 
 Every ``import`` in every module counts, also the lazy ones inside functions and those under ``if
 TYPE_CHECKING:`` (a lazy or annotation-only import still ties the modules together)."""

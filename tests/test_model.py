@@ -12,7 +12,7 @@ edges = st.tuples(labels, labels, labels, labels)
 
 
 def test_one_turn_brings_west_to_north():
-    # DESIGN.md: after one clockwise turn the old W edge faces N
+    # docs/architecture.md: after one clockwise turn the old W edge faces N
     assert Tile((1, 2, 3, 4)).rotated(1) == (4, 1, 2, 3)
     assert Tile((1, 2, 3, 4)).rotated(3) == (2, 3, 4, 1)
 

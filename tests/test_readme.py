@@ -1,6 +1,7 @@
-"""The README's walkthrough runs as written: every shell command of its ``bash`` blocks, top to bottom, in a
-fresh folder holding what a clone holds (``examples/``, the suite files), and every ``python`` block after
-them. A command the README shows must exit 0; the few that cannot run here are listed in SKIP with why."""
+"""The README's walkthrough runs as written, and so do the docs pages that carry it on (the tour, the harness,
+the best score, the library): every shell command of their ``bash`` blocks, top to bottom, in a fresh folder
+holding what a clone holds (``examples/``, the suite files), and every ``python`` block after them. A command
+they show must exit 0; the few that cannot run here are listed in SKIP with why."""
 
 import os
 import shutil
@@ -13,6 +14,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+# the pages whose blocks run, in this order (files one page makes, a later one uses): the README's short tour,
+# then the docs site's walkthrough (docs/tour.md) and the pages that moved out of the README
+PAGES = (README, ROOT / "docs" / "tour.md", ROOT / "docs" / "harness.md", ROOT / "docs" / "best.md",
+         ROOT / "docs" / "api.md")
 
 # command prefix -> why the test does not run it
 SKIP = {
@@ -27,16 +32,18 @@ SECONDS = 120  # per command: a hung command fails the test instead of hanging i
 
 
 def blocks(language: str) -> list[str]:
-    """The README's fenced code blocks in ``language``, in order."""
-    found, inside, lines = [], False, []
-    for line in README.read_text(encoding="utf-8").splitlines():
-        if not inside and line.strip() == f"```{language}":
-            inside, lines = True, []
-        elif inside and line.strip() == "```":
-            inside = False
-            found.append("\n".join(lines))
-        elif inside:
-            lines.append(line)
+    """The fenced code blocks in ``language`` of the README and the docs pages of :data:`PAGES`, in order."""
+    found = []
+    for page in PAGES:
+        inside, lines = False, []
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if not inside and line.strip() == f"```{language}":
+                inside, lines = True, []
+            elif inside and line.strip() == "```":
+                inside = False
+                found.append("\n".join(lines))
+            elif inside:
+                lines.append(line)
     return found
 
 
@@ -74,7 +81,7 @@ def test_the_readme_lists_what_this_test_runs():
     listed = commands()
     assert any(c.startswith("edgematch generate") for c in listed[:3])  # files are made before they are used
     for prefix in SKIP:
-        assert any(c.startswith(prefix) for c in listed), f"SKIP names {prefix!r}, which the README no longer has"
+        assert any(c.startswith(prefix) for c in listed), f"SKIP names {prefix!r}, which no page shows any more"
     for command in BEFORE:
         assert command in listed
 

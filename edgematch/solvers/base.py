@@ -7,7 +7,7 @@ Adding a backend (checklist):
    solver library inside those methods, never at module level.
 2. Map every native status to a :class:`Status` explicitly; an unknown one is an error, never "unknown".
 3. Fill :class:`Timings` (build / solve; the API adds check) and backend counters in ``counters``.
-4. Honour ``task.time_limit`` inside the backend; count raw and distinct with the meanings of DESIGN.md.
+4. Honour ``task.time_limit`` inside the backend; count raw and distinct as docs/architecture.md defines them.
 5. Register it in ``_BUILTIN`` below and run the solver-neutral tests with ``--backend NAME``.
 """
 

@@ -2,7 +2,7 @@
 
 :func:`unique_puzzle` generates the spec's planted puzzle, then the puzzles derived from the same seed
 (``attempt`` 1, 2, ...), and keeps the first one the native backend counts exactly one distinct solution
-for (DESIGN.md: boards that differ only by identical tiles, self-symmetric tiles or turning the whole board
+for (docs/architecture.md: boards that differ only by identical tiles, self-symmetric tiles or turning the whole board
 count once). A count that hits its time limit rejects that try. Deterministic by seed as long as no count
 times out: the same spec gives the same attempt.
 

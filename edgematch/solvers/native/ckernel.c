@@ -5,9 +5,9 @@
  * Every loop takes numpy arrays as pointers to their C-contiguous data, plus the shapes it needs, keeps its
  * state in the caller's arrays (resumable: a call returns after a node budget) and returns a code.
  *
- * Python calls them through ctypes (edgematch/solvers/native/kernels.py); they use no Python API. The module
- * init below only exists so setuptools builds these files as an ordinary extension module
- * (edgematch.solvers.native._ckernel) that the installer puts beside the Python files.
+ * Their signatures are em_api.h's (included through em.h, so the compiler checks each definition against
+ * it); cffi builds the binding from that header at install (build_kernel.py) into one extension module,
+ * edgematch.solvers.native._ckernel, called from kernels.py. They use no Python API.
  *
  * Element types (tables.py and search.py make them so, kernels.py checks):
  *   uint32: order, key_a, key_b, base, extra_n, extra_src, extra_side, tab_start, tab_end, cand_type,
@@ -17,8 +17,6 @@
  * Indices and counters are 64 bits.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <stdint.h>
 
 #include "em.h"
@@ -27,11 +25,8 @@ enum { DEPTH = 0, STARTED = 1, STORED = 2 };
 enum { NODES = 0, SOLUTIONS = 1, CANONICAL = 2 };
 enum { FINISHED = 0, BUDGET = 1, BUFFER_FULL = 2, OVERFLOW = 3 };
 
-/* em.h's EM_ABI: kernels.py refuses a library built from other signatures. */
-EM_EXPORT int64_t em_abi_version(void) { return EM_ABI; }
-
 /* The compiler that built the library (the bench records it with the package versions). */
-EM_EXPORT const char *em_compiler(void) {
+const char *em_compiler(void) {
 #if defined(__clang__)
     return "clang " __clang_version__;
 #elif defined(__GNUC__)
@@ -104,7 +99,7 @@ static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_
  * state[DEPTH] nothing is placed and ptr[depth] is the next candidate to try, end[depth] one past the last.
  * Shapes: order[P]; extra_src, extra_side [P, extra_cols]; cand_edge, cand_vis [C, 4]; vis[n_vis];
  * turn_src [n_turns, turn_cols]; out [cap, out_cols]. */
-EM_EXPORT int64_t em_search(
+int64_t em_search(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
     const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
@@ -373,7 +368,7 @@ static int prop_match(prop_t *g) {
     return 1;
 }
 
-EM_EXPORT int64_t em_propagate(
+int64_t em_propagate(
     int64_t n, int64_t P, int64_t flags,
     const uint32_t *order, const int32_t *pos_of_cell, const int32_t *neighbour,
     const uint32_t *m_base, const uint32_t *m_key_a, const uint32_t *m_key_b,
@@ -528,7 +523,7 @@ static inline void probe_place(const probe_t *g, int64_t d, int64_t i) {
 
 static inline uint64_t probe_next(uint64_t *s) { return em_next(s); } /* xorshift64* */
 
-EM_EXPORT int64_t em_probe(
+int64_t em_probe(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
     const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
@@ -874,7 +869,7 @@ static int join_count(const tabs_t *top, const tabs_t *bot, int64_t at, int64_t 
     return ok;
 }
 
-EM_EXPORT int64_t em_memo(
+int64_t em_memo(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
     const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
@@ -1017,12 +1012,3 @@ EM_EXPORT int64_t em_memo(
     counters[SOLUTIONS] = boards;
     return code;
 }
-
-/* A module without methods: Python never imports it, kernels.py loads the file with ctypes. */
-static struct PyModuleDef ckernel_module = {
-    PyModuleDef_HEAD_INIT, "_ckernel",
-    "The native engine's loops in C (loaded with ctypes by edgematch.solvers.native.kernels).", -1, NULL, NULL,
-    NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__ckernel(void) { return PyModule_Create(&ckernel_module); }

@@ -1,23 +1,17 @@
-/* What the native engine's C loops share (ckernel.c, best/dfs.c, best/beam.c, best/repair.c): the export
- * and restrict markers, and the seeded generator of the loops that draw at random.
+/* What the native engine's C loops share (ckernel.c, best/dfs.c, best/beam.c, best/repair.c): the
+ * signatures of the exported loops (em_api.h, the header the cffi binding is generated from), the restrict
+ * marker, and the seeded generator of the loops that draw at random.
  *
- * Every loop is an exported function called through ctypes (edgematch/solvers/native/kernels.py types each
- * one and checks the arrays it passes); none uses the Python API. Indices and counters are 64 bits. */
+ * Python calls the loops through the cffi module built from em_api.h (build_kernel.py; kernels.py checks the
+ * arrays it passes); none uses the Python API. Indices and counters are 64 bits. */
 #ifndef EDGEMATCH_EM_H
 #define EDGEMATCH_EM_H
 
 #include <stdint.h>
 
-#if defined(_WIN32)
-#define EM_EXPORT __declspec(dllexport)
-#else
-#define EM_EXPORT __attribute__((visibility("default")))
-#endif
+#include "em_api.h"
 
 #define EM_RESTRICT __restrict__
-
-/* Bumped when the signature of an exported loop changes; kernels.py refuses a library built from another. */
-#define EM_ABI 7
 
 /* xorshift64*: the state is one nonzero word the caller keeps between calls (so a loop sliced over many
  * calls draws the same numbers as one long call). */

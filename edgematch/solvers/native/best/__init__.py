@@ -400,18 +400,18 @@ class _Run:
         C = len(a["cand_type"])
         cols = a["extra_src"].shape[1] if a["extra_src"].ndim == 2 else 0
         for name in ("key_a", "key_b", "combo", "extra_n", "order"):
-            kernels.address(a[name], np.int64, name, (P,))
-        kernels.address(a["extra_src"], np.int64, "extra_src", (P, cols))
-        kernels.address(a["extra_side"], np.int64, "extra_side", (P, cols))
+            kernels.pointer(a[name], np.int64, name, (P,))
+        kernels.pointer(a["extra_src"], np.int64, "extra_src", (P, cols))
+        kernels.pointer(a["extra_side"], np.int64, "extra_side", (P, cols))
         for name in ("cand_type", "cand_la", "cand_lb", "bperm"):
-            kernels.address(a[name], np.int64, name, (C,))
-        kernels.address(a["cand_edge"], np.int64, "cand_edge", (C, 4))
+            kernels.pointer(a[name], np.int64, name, (C,))
+        kernels.pointer(a["cand_edge"], np.int64, "cand_edge", (C, 4))
         if len(self.sched) < P or len(tables.fits_upto) < P + 1 or len(self.placed) != len(tables.placed0):
             raise BackendError("native backend: internal error: best-score arrays shorter than the positions")
         fits = np.ascontiguousarray(tables.fits_upto, np.int64)
 
-        def p(name: str, array: np.ndarray) -> int:
-            return kernels.address(array, np.int64, name)
+        def p(name: str, array: np.ndarray) -> object:
+            return kernels.pointer(array, np.int64, name)
 
         self._args = (
             P, p("key_a", a["key_a"]), p("key_b", a["key_b"]), p("combo", a["combo"]), p("extra_n", a["extra_n"]),

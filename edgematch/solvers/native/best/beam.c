@@ -37,7 +37,7 @@ static inline int64_t left_of(const void *left, int wide, int64_t at) {
 }
 
 /* Children of the states s_lo:s_hi at position p, appended from n_ch; returns the new count. */
-EM_EXPORT int64_t em_beam_expand(
+int64_t em_beam_expand(
     int64_t p, int64_t s_lo, int64_t s_hi, const int32_t *EM_RESTRICT ring, int64_t R,
     const void *EM_RESTRICT left, int64_t T, int64_t left_wide, const int32_t *EM_RESTRICT brk,
     const int64_t *EM_RESTRICT combo, const int64_t *EM_RESTRICT extra_n, const int64_t *EM_RESTRICT extra_side,
@@ -106,7 +106,7 @@ EM_EXPORT int64_t em_beam_expand(
 
 /* The `width` children with the fewest breaks, each run of equal breaks in a random order: their indices in
  * `keep`; returns the count, or -1 when the scratch memory could not be had. */
-EM_EXPORT int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_t width,
+int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_t width,
                                    int64_t *EM_RESTRICT keep, uint64_t *EM_RESTRICT rng)
 {
     if (n_ch <= 0) return 0;
@@ -145,7 +145,7 @@ EM_EXPORT int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_
 
 /* The kept children as the next layer (frontier ring, tiles left, breaks) and the forest's layer p
  * (par and cand are [P, forest_cols]). */
-EM_EXPORT void em_beam_materialise(
+void em_beam_materialise(
     int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, const int32_t *EM_RESTRICT ch_parent,
     const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ring,
     int64_t R, const void *EM_RESTRICT left, int64_t T, int64_t left_wide, int32_t *EM_RESTRICT new_ring,

@@ -134,7 +134,7 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
     keep = np.empty(width, np.int64)
     par = np.zeros((P, width), np.int32)
     cand = np.zeros((P, width), np.int32)
-    a = kernels.address
+    a = kernels.pointer
     layer = [(a(rings[i], np.int32, "ring", (width, R)), a(lefts[i], bt.left_dtype, "left", (width, T)),
               a(brks[i], np.int32, "brk", (width,))) for i in range(2)]
     children = (a(ch_parent, np.int32, "ch_parent"), a(ch_cand, np.int32, "ch_cand"), a(ch_brk, np.int32, "ch_brk"))
@@ -197,13 +197,13 @@ class _Steps:
             raise BackendError("native backend: internal error: beam tables do not match the positions")
         shapes = {"extra_side": (None, cols), "src_const": (P, 4), "src_slot": (P, 4), "src_side": (P, 4),
                   "cand_type": (C,), "cand_edge": (C, 4), "cand_la": (C,), "cand_lb": (C,), "bperm": (C,)}
-        p = {name: kernels.address(arrays[name], np.int64, name, shapes.get(name)) for name in self.NAMES}
+        p = {name: kernels.pointer(arrays[name], np.int64, name, shapes.get(name)) for name in self.NAMES}
         self.tables = (p["combo"], p["extra_n"], p["extra_side"], cols, p["src_const"], p["src_slot"], p["src_side"],
                        *(p[name] for name in ("cstart", "cend", "ra_s", "ra_e", "ab_s", "ab_e", "rb_s", "rb_e", "bperm",
                                               "cand_type", "cand_edge", "cand_la", "cand_lb")))
         self.cand_type = p["cand_type"]
         self.width = int(t.width)  # the label count the candidate ranges are indexed by
-        self.tie = kernels.address(bt.tie, np.int64, "tie")
+        self.tie = kernels.pointer(bt.tie, np.int64, "tie")
         if len(bt.tie) < int((t.cend - t.cstart).max(initial=0)):
             raise BackendError("native backend: internal error: the beam's tie buffer is shorter than a combo")
         self._keep = (arrays, bt.tie)  # every array the steps point into

@@ -25,7 +25,7 @@ enum { B_FINISHED = 0, B_BUDGET = 1, B_IMPROVED = 2 };                     /* re
 #define B_PHASES 6
 static const int64_t MIN_COST[B_PHASES] = {0, 1, 1, 1, 2, 2};
 
-EM_EXPORT int64_t em_best_search(
+int64_t em_best_search(
     int64_t P, const int64_t *EM_RESTRICT key_a, const int64_t *EM_RESTRICT key_b,
     const int64_t *EM_RESTRICT combo, const int64_t *EM_RESTRICT extra_n, const int64_t *EM_RESTRICT extra_src,
     const int64_t *EM_RESTRICT extra_side, int64_t extra_cols, const int64_t *EM_RESTRICT order,

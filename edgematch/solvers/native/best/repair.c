@@ -50,7 +50,7 @@ typedef struct {
 } board_t;
 
 /* Fitting seams of the whole board (each seam once: east and south sides). */
-EM_EXPORT int64_t em_repair_score(const int64_t *EM_RESTRICT lab, const int64_t *EM_RESTRICT nb, int64_t n) {
+int64_t em_repair_score(const int64_t *EM_RESTRICT lab, const int64_t *EM_RESTRICT nb, int64_t n) {
     int64_t total = 0;
     for (int64_t c = 0; c < n; c++)
         for (int s = 1; s <= 2; s++) {
@@ -233,7 +233,7 @@ static window_t window_repair(const int64_t *cells, int64_t k, const uint8_t *ma
 
 /* Minimum-cost perfect assignment of the k x k matrix cost (rows of AW): assign[row] = column (the shortest
  * augmenting path method with potentials, O(k^3)). u, v, minv: k + 1 doubles; p, way: k + 1; used: k + 1. */
-EM_EXPORT void em_hungarian(const double *EM_RESTRICT cost, int64_t stride, int64_t k, int64_t *EM_RESTRICT assign,
+void em_hungarian(const double *EM_RESTRICT cost, int64_t stride, int64_t k, int64_t *EM_RESTRICT assign,
                             double *EM_RESTRICT u, double *EM_RESTRICT v, int64_t *EM_RESTRICT p,
                             int64_t *EM_RESTRICT way, double *EM_RESTRICT minv, uint8_t *EM_RESTRICT used)
 {
@@ -482,7 +482,7 @@ static int64_t choose(const board_t *g, int64_t op, int64_t *cells, uint8_t *mar
  * be had. temps: (temperature now, its factor per move, its floor, its start). weights: the operators'
  * selection weights; rewards: (new best, better, accepted, segment length, reaction) and per operator the
  * segment's score and uses after them. */
-EM_EXPORT int64_t em_repair_lns(
+int64_t em_repair_lns(
     int64_t moves, int64_t W, int64_t H, const uint8_t *EM_RESTRICT free_, const int64_t *EM_RESTRICT nb,
     const int64_t *EM_RESTRICT cls, const int64_t *EM_RESTRICT opt_start, const int64_t *EM_RESTRICT opt_end,
     int64_t n_types, const int64_t *EM_RESTRICT opt_type, const int64_t *EM_RESTRICT opt_edge,

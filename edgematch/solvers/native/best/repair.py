@@ -98,7 +98,7 @@ def repair_tables(puzzle: Puzzle) -> RepairTables:
 def score_of(lab: np.ndarray, nb: np.ndarray) -> int:
     """Fitting seams of a whole board given as its labels per cell and side (each seam once), in C."""
     n = len(lab)
-    a = kernels.address
+    a = kernels.pointer
     return int(kernels.require().em_repair_score(a(lab, np.int64, "lab", (n, 4)), a(nb, np.int64, "nb", (n, 4)), n))
 
 
@@ -112,7 +112,7 @@ def hungarian(cost: np.ndarray, k: int) -> np.ndarray:
     u, v, minv = (np.zeros(k + 1, np.float64) for _ in range(3))
     p, way = (np.zeros(k + 1, np.int64) for _ in range(2))
     used = np.zeros(k + 1, np.uint8)
-    a = kernels.address
+    a = kernels.pointer
     kernels.require().em_hungarian(a(cost, np.float64, "cost"), cost.shape[1], k, a(assign, np.int64, "assign"),
                                    a(u, np.float64, "u"), a(v, np.float64, "v"), a(p, np.int64, "p"),
                                    a(way, np.int64, "way"), a(minv, np.float64, "minv"), a(used, np.uint8, "used"))
@@ -147,7 +147,7 @@ class Repairer:
         free = np.ascontiguousarray(rt.free, np.uint8)
         classes, n_types = tables["opt_start"].shape
         options = len(tables["opt_type"])
-        a = kernels.address
+        a = kernels.pointer
         self._args = (
             rt.width, rt.height, a(free, np.uint8, "free", (n,)), a(tables["nb"], np.int64, "nb", (n, 4)),
             a(tables["cls"], np.int64, "cls", (n,)), a(tables["opt_start"], np.int64, "opt_start", (classes, n_types)),

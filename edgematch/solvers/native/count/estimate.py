@@ -85,13 +85,17 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
     acc = np.zeros(5, np.float64)  # the probe in progress: weight, size, boards, exact nodes and boards
     level = np.zeros(max(P, 1), np.float64)
     stats = np.zeros(7, np.float64)
-    head = (a["order"].ctypes.data, P, a["key_a"].ctypes.data, a["key_b"].ctypes.data, a["base"].ctypes.data,
-            a["extra_n"].ctypes.data, a["extra_src"].ctypes.data, a["extra_side"].ctypes.data,
-            a["extra_src"].shape[1], a["tab_start"].ctypes.data, a["tab_end"].ctypes.data,
-            a["cand_type"].ctypes.data, a["cand_edge"].ctypes.data, tables.free_label + 1,
-            type_left.ctypes.data, placed.ctypes.data, picks.ctypes.data, scratch.ctypes.data,
-            ptr.ctypes.data, end.ctypes.data, probes, seed & (2**64 - 1), exact, max(0, exact_cap))
-    tail = (state.ctypes.data, acc.ctypes.data, level.ctypes.data, stats.ctypes.data)
+
+    def p(name: str, x: np.ndarray | None = None) -> object:  # cffi checks each dtype against em_api.h
+        return kernels.pointer(a[name] if x is None else x, (a[name] if x is None else x).dtype, name,
+                               writes=x is not None)
+
+    head = (p("order"), P, p("key_a"), p("key_b"), p("base"), p("extra_n"), p("extra_src"), p("extra_side"),
+            a["extra_src"].shape[1], p("tab_start"), p("tab_end"), p("cand_type"), p("cand_edge"),
+            tables.free_label + 1, p("type_left", type_left), p("placed", placed), p("picks", picks),
+            p("scratch", scratch), p("ptr", ptr), p("end", end), probes, seed & (2**64 - 1), exact,
+            max(0, exact_cap))
+    tail = (p("state", state), p("acc", acc), p("level", level), p("stats", stats))
 
     def so_far(cut: bool) -> TreeEstimate:
         done = int(state[0])

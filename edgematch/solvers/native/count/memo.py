@@ -299,8 +299,8 @@ class MemoSearch(Search):
         a = kernels.c_arrays(tables)
         self._arrays = a
 
-        def p(x: np.ndarray) -> int:
-            return x.ctypes.data
+        def p(x: np.ndarray) -> object:  # cffi checks each dtype against em_api.h
+            return kernels.pointer(x, x.dtype, "a memo array", writes=False)
 
         f, t = table.front, table
         head = (p(a["order"]), P, p(a["key_a"]), p(a["key_b"]), p(a["base"]), p(a["extra_n"]), p(a["extra_src"]),

@@ -153,8 +153,8 @@ class PropSearch(Search):
         }
         self._fixed = fixed
 
-        def a(x: np.ndarray) -> int:
-            return x.ctypes.data
+        def a(x: np.ndarray) -> object:  # the dtypes the loop takes (cffi checks them against em_api.h)
+            return kernels.pointer(x, x.dtype, "a propagation array", writes=False)
 
         turn_src = fixed["turn_src"]
         self._head = (
