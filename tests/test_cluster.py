@@ -24,14 +24,6 @@ distributed = pytest.importorskip("dask.distributed")
 psutil = pytest.importorskip("psutil")
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two worker threads in this process: fast to start, the same task code as worker processes."""
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with local, distributed.Client(local) as c:
-        yield c
-
-
 def test_counts_match_the_local_search_on_20_random_puzzles(client):
     """20 seeded puzzles of every kind (solvable or not, framed, hinted, fixed turns, signed; a count through the
     cluster costs about 0.5 s of Dask round trips each, whatever the board, so 50 took 20 s for no more kinds)."""
