@@ -38,9 +38,22 @@ def pytest_addoption(parser):
                      help="also run the tests marked slow (minutes each; EDGEMATCH_SLOW=1 does the same)")
 
 
+# The files that take longest (20-100 s of one core each), longest first: collected before the others, so that
+# xdist's --dist loadfile, which hands out whole files in collection order as its workers free up, starts them
+# first and ends with short files on both workers (alphabetically, test_xcheck.py came last, with one worker idle).
+LONG_FIRST = ("test_cluster.py", "test_xcheck.py", "test_solve_race.py", "test_bench_best.py", "test_cpsat.py",
+              "test_bench.py", "test_best_workers.py", "test_cluster_addresses.py", "test_propagation.py",
+              "test_memo.py", "test_sat_cubes.py", "test_exit_codes.py", "test_bad_input.py", "test_limits.py",
+              "test_sat.py", "test_best_repair.py", "test_native_kernels.py", "test_screenshot.py")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slow`` (minutes each) are skipped unless --runslow is given or EDGEMATCH_SLOW is set, so
-    the README's ``pytest`` stays within a few minutes."""
+    """The longest files first (see :data:`LONG_FIRST`), each file's tests together in their order. Tests marked
+    ``slow`` (minutes each) are skipped unless --runslow is given or EDGEMATCH_SLOW is set, so the README's
+    ``pytest`` stays within a few minutes."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), order[id(item)]))
     if config.getoption("--runslow") or os.environ.get("EDGEMATCH_SLOW"):
         return
     skip = pytest.mark.skip(reason="slow: pass --runslow or set EDGEMATCH_SLOW=1")
@@ -64,6 +77,23 @@ def smoke_db(tmp_path_factory):
         session = store.new_session(suite, "smoke", 1, environment())
         assert run_session(store, session, suite)
     return path
+
+
+@pytest.fixture(scope="session")
+def client():
+    """A Dask client of two worker threads in this process, started once per test process: fast to start, the same
+    task code as worker processes (a chain or a count a task starts still runs in a child process)."""
+    distributed = pytest.importorskip("dask.distributed")
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
+    with local, distributed.Client(local) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def scaling_suite():
+    """The built-in scaling suite, loaded once per test process: loading it makes its unique-solution families,
+    counting candidates until each has one (10-20 s on one core), and several tests read it."""
+    return load_suite("scaling")
 
 
 @pytest.fixture

@@ -166,15 +166,14 @@ def test_an_old_store_without_best_columns_opens(tmp_path):
     db.close()
 
 
-def test_suites_plan_family_tasks_and_refuse_bad_ones():
+def test_suites_plan_family_tasks_and_refuse_bad_ones(scaling_suite):
     default = load_suite("default")
     best = [i for i in default.instances if default.task_of(i) == "best"]
     assert best and default.tasks == ["first", "best"]
     assert all(default.timeout_of(i) < default.timeout for i in best)
     planned = {(i.key, b) for i, b, _ in default.planned()}
     assert all((i.key, "auto") in planned and (i.key, "native:dfs") not in planned for i in best)
-    scaling = load_suite("scaling")
-    assert any(scaling.task_of(i) == "best" and i.size == "16x16" for i in scaling.instances)
+    assert any(scaling_suite.task_of(i) == "best" and i.size == "16x16" for i in scaling_suite.instances)
     again = type(default).from_dict(default.as_dict())
     assert again == default
     overridden = load_suite("default", Overrides(task="first"))

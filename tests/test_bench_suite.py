@@ -23,10 +23,10 @@ def test_the_hard_suite_holds_peak_boards_of_every_rim_count():
     assert rims == {2, 3, 4, 5}
 
 
-def test_builtin_suites_load_and_generate():
+def test_builtin_suites_load_and_generate(scaling_suite):
     assert {"smoke", "default", "scaling"} <= set(builtin_suites())
     for name in builtin_suites():
-        suite = load_suite(name)
+        suite = scaling_suite if name == "scaling" else load_suite(name)
         assert suite.instances and suite.backends
         keys = [i.key for i in suite.instances]
         assert len(keys) == len(set(keys))
@@ -69,11 +69,11 @@ def test_an_instance_named_twice_is_refused():
         parse_suite('backends = ["native"]\nseeds = [1, 1]\n[[family]]\nname = "framed"\nsizes = [4]\n')
 
 
-def test_families_override_keeps_only_those_named():
+def test_families_override_keeps_only_those_named(scaling_suite):
     from edgematch.bench.suite import Overrides
     from edgematch.errors import UsageError
 
-    whole = load_suite("scaling")
+    whole = scaling_suite
     medium = load_suite("scaling", Overrides(families=("framed-medium",), seeds=(4, 5)))
     assert {i.family for i in medium.instances} == {"framed-medium"}
     assert len(medium.instances) == 2 * len({i.size for i in whole.instances if i.family == "framed-medium"})

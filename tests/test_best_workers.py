@@ -275,15 +275,6 @@ def test_ctrl_c_stops_every_chain_and_keeps_the_best_board(tmp_path, where, proc
 
 # --- on a Dask cluster -------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    """Two worker threads in this process: fast to start; each task still runs its chain in a child process."""
-    distributed = pytest.importorskip("dask.distributed")
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with local, distributed.Client(local) as c:
-        yield c
-
-
 def test_a_cluster_returns_the_best_board_of_its_chains(client):
     boards, keep = streamed(E2_8)
     result = edgematch.best(E2_8, backend="native", cluster=client, time_limit=3, on_improve=keep)

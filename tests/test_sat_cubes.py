@@ -146,15 +146,6 @@ def test_no_cube_is_lost_by_ordering():
                 assert tuple(literals(enc, cube)) in kept
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two worker threads in this process: fast to start, the same task code as worker processes."""
-    distributed = pytest.importorskip("dask.distributed")
-    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
-    with local, distributed.Client(local) as c:
-        yield c
-
-
 def test_two_workers_and_a_cluster_give_the_same_answers(client):
     sat = get_backend("sat:cadical195")
     for puzzle in SMALL[:8] + UNSAT_EXTRA[:6]:
