@@ -21,7 +21,6 @@
 
 #include "../em.h"
 
-static const int64_t MIN_COST[6] = {0, 1, 1, 1, 2, 2};
 
 /* The label the j-th key (0: a, 1: b, 2+: extras) of position p sees in state s: a constant, or a side of a
  * candidate in the frontier ring. */
@@ -61,25 +60,17 @@ int64_t em_beam_expand(
         const int64_t n_extra = extra_n[p];
         for (int64_t x = 0; x < n_extra; x++)
             extra[x] = label(s, 2 + x, p, ring, R, src_const, src_slot, src_side, cand_edge);
-        const int64_t ka = k * width + a;
         int64_t best = (int64_t)1 << 30, n_tie = 0;
-        for (int ph = 0; ph < 6; ph++) {
-            if (MIN_COST[ph] > best) break;
+        for (int64_t ph = 0; ph < EM_PHASES; ph++) {
+            if (EM_MIN_COST[ph] > best) break;
             int64_t lo, hi;
-            switch (ph) {
-            case 0: lo = ab_s[ka * width + b]; hi = ab_e[ka * width + b]; break;
-            case 1: lo = ra_s[ka]; hi = ab_s[ka * width + b]; break;
-            case 2: lo = ab_e[ka * width + b]; hi = ra_e[ka]; break;
-            case 3: lo = rb_s[k * width + b]; hi = rb_e[k * width + b]; break;
-            case 4: lo = cstart[k]; hi = ra_s[ka]; break;
-            default: lo = ra_e[ka]; hi = cend[k]; break;
-            }
+            em_phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, &lo, &hi);
             for (int64_t i = lo; i < hi; i++) {
                 const int64_t c = ph == 3 ? bperm[i] : i;
                 if (left_of(left, wide, s * T + cand_type[c]) <= 0) continue;
                 if (ph == 3 && cand_la[c] == a) continue;
                 if (ph >= 4 && cand_lb[c] == b) continue;
-                int64_t cost = MIN_COST[ph];
+                int64_t cost = EM_MIN_COST[ph];
                 for (int64_t x = 0; x < n_extra; x++)
                     if (cand_edge[c * 4 + extra_side[p * extra_cols + x]] != extra[x]) cost++;
                 if (cost < best) {

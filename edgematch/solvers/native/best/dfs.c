@@ -22,8 +22,7 @@
 enum { B_DEPTH = 0, B_STARTED = 1, B_TARGET = 2, B_BEST = 3, B_SHOWN = 4 }; /* state slots */
 enum { B_PRUNED = 0, B_NODES = 1 };                                        /* flags slots */
 enum { B_FINISHED = 0, B_BUDGET = 1, B_IMPROVED = 2 };                     /* return codes */
-#define B_PHASES 6
-static const int64_t MIN_COST[B_PHASES] = {0, 1, 1, 1, 2, 2};
+
 
 int64_t em_best_search(
     int64_t P, const int64_t *EM_RESTRICT key_a, const int64_t *EM_RESTRICT key_b,
@@ -65,25 +64,17 @@ int64_t em_best_search(
             const int64_t i = cur[d];
             if (i >= end[d]) {
                 int64_t ph = phase[d] + 1, lo = 0, hi = 0;
-                const int64_t ka = k * width + a;
-                for (; ph < phases; ph++) { /* the phase's range of candidates */
-                    switch (ph) {
-                    case 0: lo = ab_s[ka * width + b]; hi = ab_e[ka * width + b]; break;
-                    case 1: lo = ra_s[ka]; hi = ab_s[ka * width + b]; break;
-                    case 2: lo = ab_e[ka * width + b]; hi = ra_e[ka]; break;
-                    case 3: lo = rb_s[k * width + b]; hi = rb_e[k * width + b]; break;
-                    case 4: lo = cstart[k]; hi = ra_s[ka]; break;
-                    default: lo = ra_e[ka]; hi = cend[k]; break;
-                    }
+                for (; ph < phases; ph++) {
+                    em_phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, &lo, &hi);
                     if (hi > lo) {
-                        const int64_t need = MIN_COST[ph];
+                        const int64_t need = EM_MIN_COST[ph];
                         if (need <= allowed) break;
                         if (need <= lim_t) flags[B_PRUNED] = 1;
                     }
                 }
                 phase[d] = ph;
                 if (ph >= phases) {
-                    if (phases < B_PHASES && lim_t >= 2) flags[B_PRUNED] = 1; /* two-break placements left out */
+                    if (phases < EM_PHASES && lim_t >= 2) flags[B_PRUNED] = 1; /* two-break placements left out */
                     break;
                 }
                 cur[d] = lo;
@@ -96,7 +87,7 @@ int64_t em_best_search(
             if (type_left[cand_type[c]] <= 0) continue;
             if (ph == 3 && cand_la[c] == a) continue;
             if (ph >= 4 && cand_lb[c] == b) continue;
-            cost = MIN_COST[ph];
+            cost = EM_MIN_COST[ph];
             for (int64_t x = 0; x < extra_n[d]; x++)
                 if (cand_edge[c * 4 + extra_side[d * extra_cols + x]] != placed[extra_src[d * extra_cols + x]]) cost++;
             if (cost > allowed) {
