@@ -36,6 +36,15 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False,
                      help="also run the tests marked slow (minutes each; EDGEMATCH_SLOW=1 does the same)")
+    parser.addoption("--backend", action="append", default=[], metavar="NAME",
+                     help="of the tests run once per backend, keep those of backend NAME (or its family: "
+                          "'sat' keeps sat:cadical195); repeatable. Tests about no one backend still run")
+
+
+def _named(value: object, names: list[str]) -> bool:
+    """Whether a test's ``backend`` parameter is one of ``names`` or of their families."""
+    spelled = str(value)
+    return any(spelled == name or spelled.split(":")[0].split("@")[0] == name for name in names)
 
 
 # The files that take longest (20-100 s of one core each), longest first: collected before the others, so that
@@ -48,9 +57,23 @@ LONG_FIRST = ("test_cluster.py", "test_xcheck.py", "test_solve_race.py", "test_b
 
 
 def pytest_collection_modifyitems(config, items):
-    """The longest files first (see :data:`LONG_FIRST`), each file's tests together in their order. Tests marked
+    """Only the ``--backend`` ones of the tests run once per backend. The longest files first (see
+    :data:`LONG_FIRST`), each file's tests together in their order. Tests marked
     ``slow`` (minutes each) are skipped unless --runslow is given or EDGEMATCH_SLOW is set, so the README's
     ``pytest`` stays within a few minutes."""
+    names = config.getoption("--backend")
+    if names:
+        known = {*base.backend_names(), *base.every_backend()}
+        for name in names:
+            if name not in known:
+                raise pytest.UsageError(f"--backend: {base.unknown_backend(name)}")
+        kept, dropped = [], []
+        for item in items:
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            (dropped if "backend" in params and not _named(params["backend"], names) else kept).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
     rank = {name: i for i, name in enumerate(LONG_FIRST)}
     order = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), order[id(item)]))

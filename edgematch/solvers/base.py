@@ -8,7 +8,8 @@ Adding a backend (checklist):
 2. Map every native status to a :class:`Status` explicitly; an unknown one is an error, never "unknown".
 3. Fill :class:`Timings` (build / solve; the API adds check) and backend counters in ``counters``.
 4. Honour ``task.time_limit`` inside the backend; count raw and distinct as docs/architecture.md defines them.
-5. Register it in ``_BUILTIN`` below and run the solver-neutral tests with ``--backend NAME``.
+5. Register it in ``_BUILTIN`` below and run the tests parametrised over backends for it alone:
+   ``pytest --backend NAME`` (tests/conftest.py; the others run as usual).
 """
 
 from __future__ import annotations
