@@ -17,7 +17,8 @@ import pytest
 
 import edgematch
 from edgematch.errors import UsageError
-from edgematch.solvers.cluster import cluster_problem, reach_problem
+from edgematch.solvers.cluster import CONNECT_SECONDS, cluster_problem, reach_problem
+from tests.timing import Timed, timed
 
 HUNDE = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")
 MALFORMED = {
@@ -50,21 +51,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def edgematch_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "edgematch", *args], capture_output=True, text=True, timeout=60,
-                          cwd=cwd)
-    return done, time.perf_counter() - start
+def edgematch_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, Timed]:
+    with timed() as took:
+        done = subprocess.run([sys.executable, "-m", "edgematch", *args], capture_output=True, text=True,
+                              timeout=120, cwd=cwd)
+    return done, took
 
 
-def assert_one_line(done: subprocess.CompletedProcess, seconds: float, *words: str) -> None:
+def assert_one_line(done: subprocess.CompletedProcess, took: Timed, *words: str) -> None:
+    """One line naming the problem, exit 2, within the connect wait plus the command's start-up (6 s of it
+    on an idle core: CPU work, so stretched by the contention around the call)."""
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("note")]
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("edgematch: "), done.stderr
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
     for word in words:
         assert word in lines[0], lines[0]
-    assert seconds < 10, seconds
+    assert took.within(CONNECT_SECONDS, 6.0), took
 
 
 @pytest.mark.parametrize("address", list(MALFORMED))
@@ -85,9 +88,9 @@ def test_well_formed_addresses_pass_the_check(address):
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:abc", "tcp://127.0.0.1:99999", "local:x", ""])
 def test_malformed_addresses_on_the_command_line(tmp_path, command, address):
-    done, seconds = edgematch_cli([*COMMANDS[command], "--cluster", address, *(
+    done, took = edgematch_cli([*COMMANDS[command], "--cluster", address, *(
         ["--db", str(tmp_path / "b.sqlite")] if command == "bench" else [])], tmp_path)
-    assert_one_line(done, seconds, MALFORMED[address])
+    assert_one_line(done, took, MALFORMED[address])
     assert not (tmp_path / "b.sqlite").exists()  # the bench stored nothing
 
 
@@ -112,16 +115,16 @@ def web_server(tmp_path_factory) -> Iterator[str]:
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_web_server_is_not_a_scheduler(tmp_path, web_server, command):
-    done, seconds = edgematch_cli([*COMMANDS[command], "--cluster", web_server, *(
+    done, took = edgematch_cli([*COMMANDS[command], "--cluster", web_server, *(
         ["--db", str(tmp_path / "b.sqlite")] if command == "bench" else [])], tmp_path)
-    assert_one_line(done, seconds, web_server, "not a Dask scheduler")
+    assert_one_line(done, took, web_server, "not a Dask scheduler")
     assert not (tmp_path / "b.sqlite").exists()
 
 
 def test_a_refused_port_fails_at_once(tmp_path):
     address = f"tcp://127.0.0.1:{free_port()}"
-    done, seconds = edgematch_cli([*COMMANDS["count"], "--cluster", address], tmp_path)
-    assert_one_line(done, seconds, address, "Connection refused")
+    done, took = edgematch_cli([*COMMANDS["count"], "--cluster", address], tmp_path)
+    assert_one_line(done, took, address, "Connection refused")
 
 
 def test_a_reply_that_is_not_dask_is_no_memory_error():
