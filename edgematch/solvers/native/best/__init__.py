@@ -464,7 +464,7 @@ class _ExactShare:
     def run(self, elapsed: float, deadline: float | None) -> Solution | None:
         """Search for its share of ``elapsed`` seconds (at least 20 ms), never past ``deadline``."""
         from edgematch.solvers.native.search import drive_restarts
-        from edgematch.solvers.native.tables import build_tables
+        from edgematch.solvers.native.tables import BuildTimedOut, build_tables
         from edgematch.solvers.native.tables import decode as decode_first
 
         slice_s = max(self.MIN_SLICE, self.budget(elapsed) - self.spent)
@@ -473,8 +473,13 @@ class _ExactShare:
         if slice_s <= 0:
             return None
         t = time.perf_counter()
-        if self.tables is None:
-            self.tables = build_tables(self.puzzle, "auto")
+        if self.tables is None:  # its tables stop at the deadline too (a 40x40's take a fifth of a second)
+            until = None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
+            try:
+                self.tables = build_tables(self.puzzle, "auto", deadline=until)
+            except BuildTimedOut:
+                self.spent += time.perf_counter() - t
+                return None
         self.calls += 1
         outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
         self.spent += time.perf_counter() - t
