@@ -436,6 +436,11 @@ class _Run:
         return int(self._search(*self._args, budget, self.phases))
 
 
+def on_monotonic(deadline: float | None) -> float | None:
+    """A ``perf_counter`` deadline (best's clock) on the clock the table builders read (``time.monotonic``)."""
+    return None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
+
+
 class _ExactShare:
     """The first-solution search (native's restarts, in its own tables) given a share of the time between
     the restarts of the best-score search (a fifth for the first 30 s, a twentieth after): a board with a
@@ -474,9 +479,8 @@ class _ExactShare:
             return None
         t = time.perf_counter()
         if self.tables is None:  # its tables stop at the deadline too (a 40x40's take a fifth of a second)
-            until = None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
             try:
-                self.tables = build_tables(self.puzzle, "auto", deadline=until)
+                self.tables = build_tables(self.puzzle, "auto", deadline=on_monotonic(deadline))
             except BuildTimedOut:
                 self.spent += time.perf_counter() - t
                 return None

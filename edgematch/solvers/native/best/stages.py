@@ -26,7 +26,7 @@ from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
-from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
+from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board, on_monotonic
 from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
@@ -65,7 +65,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     run = _Anytime(puzzle, task, t0, first)
     # a big board's tables can outlast the limit: past it, the first board is the answer
     try:
-        bt = None if _late(deadline) else BeamTables(puzzle, order, _monotonic(deadline))
+        bt = None if _late(deadline) else BeamTables(puzzle, order, on_monotonic(deadline))
     except BuildTimedOut:
         bt = None
     if bt is not None and width is not None and bt.memory(width, fanout) > memory_cap():
@@ -188,11 +188,6 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
             break
         if width is None:
             w = min(w * 2, cap)
-
-
-def _monotonic(deadline: float | None) -> float | None:
-    """A ``perf_counter`` deadline on the clock the table builders read (``time.monotonic``)."""
-    return None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
 
 
 def _late(deadline: float | None) -> bool:
