@@ -13,6 +13,9 @@ import pytest
 # width when it is made; tests that give a command its own COLUMNS need the width read when it prints
 os.environ.pop("COLUMNS", None)
 os.environ.pop("LINES", None)
+# the interpreters the suite starts (commands, a local cluster's workers) import the package afresh: with
+# PYTHONDONTWRITEBYTECODE set, as on some CI machines, each compiled it again (0.3 s a start); they may cache it
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 from edgematch.bench.environment import environment  # noqa: E402
 from edgematch.bench.session import run_session  # noqa: E402

@@ -19,9 +19,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from edgematch.errors import PuzzleError, UsageError, shown
+
+if TYPE_CHECKING:
+    import numpy as np
 
 N, E, S, W = 0, 1, 2, 3
 SIDES = (N, E, S, W)
@@ -280,6 +283,16 @@ class Puzzle:
     def seam_count(self) -> int:
         """Inner seams: ``w*(h-1) + h*(w-1)``; a full solution matches all of them."""
         return self.width * (self.height - 1) + self.height * (self.width - 1)
+
+    @functools.cached_property
+    def edge_array(self) -> np.ndarray:
+        """Every tile's labels N E S W as one read-only ``[tiles, 4]`` int64 array, made once: the vectorised
+        passes over a big board (tile types, edge classes, the policy's features) all start from it."""
+        import numpy as np  # here: importing the package does not load numpy
+
+        edges = np.array([t.edges for t in self.tiles], dtype=np.int64).reshape(len(self.tiles), 4)
+        edges.flags.writeable = False
+        return edges
 
     def neighbour(self, cell: int, side: int) -> int | None:
         """The cell across ``side`` of ``cell``, or None on the border."""

@@ -50,7 +50,7 @@ def board_turns(puzzle: Puzzle) -> tuple[int, ...]:
     w, h = puzzle.width, puzzle.height
     candidates = (0, 1, 2, 3) if w == h else (0, 2)
     hinted = {cell: puzzle.tiles[t].rotated(r) for cell, t, r in puzzle.hints}
-    tiles = sorted(t.edges for t in puzzle.tiles)
+    tiles = sorted(t.edges for t in puzzle.tiles) if not puzzle.rotations else []  # only compared then
     allowed = []
     for k in candidates:
         if not puzzle.rotations and sorted(rotate_edges(e, k) for e in tiles) != tiles:

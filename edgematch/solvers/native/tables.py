@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from edgematch.core import tiletypes
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import SIDES, E, Puzzle, S, Solution
 from edgematch.core.symmetry import board_turns, turn_cell
-from edgematch.core.tiletypes import TileTypes, tile_types
+from edgematch.core.tiletypes import TileTypes, placements, tile_types
 from edgematch.encodings.domains import anchor
 from edgematch.errors import EdgematchError, UsageError
 
@@ -45,6 +46,7 @@ ORDERS = ("auto", "row", "spiral", "frame", "band2")
 # indices the plain loop reads are unsigned 32-bit (half the cache of 64-bit ones)
 INDEX = np.uint32
 DEFAULT_ORDER = "auto"
+T = TypeVar("T")
 
 
 class BuildTimedOut(EdgematchError):
@@ -57,6 +59,18 @@ def in_time(deadline: float | None) -> None:
     """Raise :class:`BuildTimedOut` once ``deadline`` (a ``time.monotonic()`` instant) has passed."""
     if deadline is not None and time.monotonic() >= deadline:
         raise BuildTimedOut("time limit (while building the search tables)")
+
+
+def paced(items: Iterable[T], deadline: float | None, every: int = 4096) -> Iterator[T]:
+    """``items``, looking at the clock (:func:`in_time`) before every ``every`` of them: on a 250x250 board one
+    Python pass over the cells or placements takes up to a second, too long between two looks (issue 39)."""
+    if deadline is None:
+        yield from items
+        return
+    for i, item in enumerate(items):
+        if i % every == 0:
+            in_time(deadline)
+        yield item
 
 
 def auto_order(puzzle: Puzzle) -> str:
@@ -129,10 +143,8 @@ def normed(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, int, int, int]:
 
 def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]]) -> dict[int, int]:
     """An id per norm label any of ``all_edges`` shows, in label order (:func:`_ids`)."""
-    labels: set[int] = set()
-    for e in all_edges:
-        labels.update(normed(puzzle, e))
-    return _ids(labels)
+    edges = np.array(all_edges, np.int64).reshape(-1, 4)
+    return _ids(set(np.unique(edges * np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else edges).tolist()))
 
 
 def cell_class(puzzle: Puzzle, cell: int) -> tuple[int, ...]:
@@ -150,14 +162,15 @@ Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows
 
 def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...], int, int], norm_ids: dict[int, int],
                free: int, rank: list[float] | None = None, by_class: dict[tuple[int, ...], list[Shown]] | None = None,
-               ) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+               deadline: float | None = None) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
     """The placements of ``shown`` that fit a combo's cell class, each with the norm label ids it shows on the
     combo's two key sides (``free`` for a side it has not), sorted by those: a candidate table's rows. Within a
     bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given. ``by_class``
-    (:func:`shown_by_class` of ``shown``) saves classifying every placement again for each combo."""
+    (:func:`shown_by_class` of ``shown``) saves classifying every placement again for each combo. Stops at
+    ``deadline`` (:func:`in_time`)."""
     klass, side_a, side_b = combo
     rows = []
-    for t, r, edges in (shown if by_class is None else by_class.get(klass, ())):
+    for t, r, edges in paced(shown if by_class is None else by_class.get(klass, ()), deadline):
         if by_class is None and shows_class(puzzle, edges) != klass:
             continue
         la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
@@ -167,11 +180,13 @@ def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...],
     return rows
 
 
-def shown_by_class(puzzle: Puzzle, shown: list[Shown]) -> dict[tuple[int, ...], list[Shown]]:
+def shown_by_class(puzzle: Puzzle, shown: list[Shown], deadline: float | None = None,
+                   ) -> dict[tuple[int, ...], list[Shown]]:
     """``shown`` split by the cell class each placement fits, each part in ``shown``'s order: one pass, where
-    classifying every placement for each combo took half of building a big board's tables (issue 39)."""
+    classifying every placement for each combo took half of building a big board's tables (issue 39). Stops
+    at ``deadline``."""
     parts: dict[tuple[int, ...], list[Shown]] = {}
-    for item in shown:
+    for item in paced(shown, deadline):
         parts.setdefault(shows_class(puzzle, item[2]), []).append(item)
     return parts
 
@@ -205,14 +220,15 @@ class PositionKeys:
     combos: dict[tuple[tuple[int, ...], int, int], int]
 
 
-def position_keys(puzzle: Puzzle, cells: list[int], hinted: set[int] | dict[int, object], dtype: type) -> PositionKeys:
+def position_keys(puzzle: Puzzle, cells: list[int], hinted: set[int] | dict[int, object], dtype: type,
+                  deadline: float | None = None) -> PositionKeys:
     """The neighbours each of ``cells`` (in fill order) sees placed: hints and the cells before it; the west and
-    north ones first, as keys, the rest as extras."""
+    north ones first, as keys, the rest as extras. Stops at ``deadline``."""
     P, unconstrained = len(cells), puzzle.size * 4
     keys_out = PositionKeys(np.full(P, unconstrained, dtype), np.full(P, unconstrained, dtype), np.zeros(P, np.int64),
                             np.zeros(P, dtype), np.zeros((P, 2), dtype), np.zeros((P, 2), dtype), {})
     placed_before = set(hinted)
-    for p, cell in enumerate(cells):
+    for p, cell in enumerate(paced(cells, deadline)):
         sides = []
         for s in (3, 0, 1, 2):  # W, N, E, S: the usual placed neighbours first
             nb = puzzle.neighbour(cell, s)
@@ -346,19 +362,19 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     in_time(deadline)
 
     # label ids: norm labels (what the search compares) and visible labels (for the distinct test)
-    shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps))
-             for r in (types.turns[t] if t != pinned else range(4 // folded))]
+    shown = placements(types, [types.turns[t] if t != pinned else range(4 // folded) for t in range(len(types.reps))])
+    in_time(deadline)
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = norm_label_ids(puzzle, all_edges)
-    vis_ids = _ids({x for e in all_edges for x in e})
+    vis_ids = _ids(set(np.unique(np.array(all_edges, np.int64)).tolist()))
     free = len(norm_ids)
 
     cells = fill_order(puzzle, order) if cells is None else list(cells)
     cells = [c for c in cells if c not in hinted]
     unconstrained = n * 4
     in_time(deadline)
-    at = position_keys(puzzle, cells, hinted, INDEX)
+    at = position_keys(puzzle, cells, hinted, INDEX, deadline)
     combos = at.combos
     by_mask = mask_keys(puzzle, combos, deadline) if masks else None
 
@@ -369,10 +385,9 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     cand: list[tuple[int, int, tuple[int, ...]]] = []
     tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
     tab_end = np.zeros_like(tab_start)
-    parts = shown_by_class(puzzle, shown)
+    parts = shown_by_class(puzzle, shown, deadline)
     for key, k in combos.items():
-        in_time(deadline)
-        rows = combo_rows(puzzle, shown, key, norm_ids, free, rank, parts)
+        rows = combo_rows(puzzle, shown, key, norm_ids, free, rank, parts, deadline)
         if not rows:
             continue
         # rows come sorted by their (key a, key b) bucket: each bucket is one run of them
@@ -387,9 +402,9 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     in_time(deadline)
     # label ids per placement once (a placement is a candidate of several combos: with masks, ten times over);
     # an id is the label's rank among the sorted labels (_ids), so searchsorted finds it
-    placements, rows = np.unique(cand_type.astype(np.int64) * 4 + cand_rot, return_inverse=True)
+    used, rows = np.unique(cand_type.astype(np.int64) * 4 + cand_rot, return_inverse=True)
     edges_of = {t * 4 + r: e for t, r, e in shown}
-    raw = np.array([edges_of[key] for key in placements.tolist()], np.int64).reshape(-1, 4)
+    raw = np.array([edges_of[key] for key in used.tolist()], np.int64).reshape(-1, 4)
     normed_raw = raw * np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else raw  # normed(), row by row
     cand_edge = np.searchsorted(np.array(sorted(norm_ids), np.int64), normed_raw).astype(INDEX)[rows.reshape(-1)]
     cand_vis = np.searchsorted(np.array(sorted(vis_ids), np.int64), raw).astype(np.int32)[rows.reshape(-1)]

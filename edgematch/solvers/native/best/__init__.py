@@ -31,7 +31,7 @@ import numpy as np
 
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import SIDES, Puzzle, Solution
-from edgematch.core.tiletypes import TileTypes, decode, tile_types
+from edgematch.core.tiletypes import TileTypes, decode, placements, tile_types
 from edgematch.errors import BackendError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, whole
 from edgematch.solvers.native.search import luby
@@ -43,6 +43,7 @@ from edgematch.solvers.native.tables import (
     norm,
     norm_label_ids,
     normed,
+    paced,
     position_keys,
     shown_by_class,
     shows_class,
@@ -207,9 +208,8 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     n = puzzle.size
     types = tile_types(puzzle)
     hinted = types.hinted
-    shown = [(t, r, types.shown(t, r)) for t in range(len(types.reps)) for r in types.turns[t]]
-    by_class = shown_by_class(puzzle, shown)  # once, not once per combo
-    in_time(deadline)
+    shown = placements(types)
+    by_class = shown_by_class(puzzle, shown, deadline)  # once, not once per combo
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = [e for _, _, e in shown] + list(hint_edges.values())
     norm_ids = norm_label_ids(puzzle, all_edges)
@@ -223,8 +223,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
         cells = [c for c in range(n) if c not in hinted]
     P = len(cells)
     unconstrained = n * 4
-    at = position_keys(puzzle, cells, hinted, np.int64)
-    in_time(deadline)
+    at = position_keys(puzzle, cells, hinted, np.int64, deadline)
     key_a, key_b, combo, extra_n, combos = at.key_a, at.key_b, at.combo, at.extra_n, at.combos
 
     K = max(len(combos), 1)
@@ -239,10 +238,10 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     cand: list[tuple[int, int, tuple[int, ...], int, int]] = []
     bperm: list[int] = []
     for key, k in combos.items():
-        in_time(deadline)
         base = len(cand)
         cstart[k] = base
-        for la, lb, t, r, edges in combo_rows(puzzle, shown, key, norm_ids, free, by_class=by_class):
+        for la, lb, t, r, edges in paced(combo_rows(puzzle, shown, key, norm_ids, free, by_class=by_class,
+                                                    deadline=deadline), deadline):
             i = len(cand)
             if ab_e[(k * width + la) * width + lb] == 0:
                 ab_s[(k * width + la) * width + lb] = i
@@ -253,7 +252,7 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
             cand.append((t, r, edges, la, lb))
         cend[k] = len(cand)
         by_b = sorted(range(base, len(cand)), key=lambda i: (cand[i][4], cand[i][3]))
-        for j, i in enumerate(by_b):
+        for j, i in enumerate(paced(by_b, deadline)):
             lb = cand[i][4]
             pos = base + j
             if rb_e[k * width + lb] == 0:
