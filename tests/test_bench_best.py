@@ -318,9 +318,8 @@ def test_auto_runs_the_shipped_best_rule(monkeypatch, tmp_path):
 
 # -- the suites' best families and the clue regime in the report --------------------------------------------
 
-def test_the_suites_best_families_run_natives_beam():
-    for name in ("default", "scaling"):
-        suite = load_suite(name)
+def test_the_suites_best_families_run_natives_beam(scaling_suite):
+    for name, suite in (("default", load_suite("default")), ("scaling", scaling_suite)):
         boards = [i.puzzle() for i in suite.instances if suite.task_of(i) == "best"]
         assert boards and all(best_search(p, {}) == "beam" for p in boards), name
 
