@@ -29,13 +29,13 @@ runner = CliRunner()
 app = load_commands()
 
 DATA = Path(__file__).parent / "data" / "xcheck"
-# The fixed stream of the default run: the first 100 puzzles of seed 1 (what `edgematch xcheck -n 100` checks) on
-# every backend, about 30 s on one core (cpsat and cpsat:table take most of it, 0.08 s a call and seconds on a board
+# The fixed stream of the default run: the first 60 puzzles of seed 1 (what `edgematch xcheck -n 60` checks) on
+# every backend, about 12 s on one core (cpsat and cpsat:table take most of it, 0.08 s a call and seconds on a board
 # with thousands of solutions, which they enumerate one by one). It holds every framed x turns x rule class, 14 of
-# the 16 sizes, 0, 1 and 2 hints (true, wrong and random), duplicate tiles, planted and random boards: the test
-# checks that it does. Under --runslow the same comparison runs on 300 puzzles of seed 2026 (the first 100 of
-# which take twice as long as seed 1's) and on 10,000 of seed 1.
-CI_COUNT, CI_SEED = 100, 1
+# the 16 sizes (as the first 100 do), 0, 1 and 2 hints (true, wrong and random), duplicate tiles, planted and random
+# boards: the test checks that it does. Under --runslow the same comparison runs on 300 puzzles of seed 2026 (the
+# first 100 of which take twice as long as seed 1's) and on 10,000 of seed 1.
+CI_COUNT, CI_SEED = 60, 1
 LONG_COUNT, LONG_SEED = 300, 2026
 
 # issue 13: cpsat:table counts this planted 4x4 (one solution) as unsat while OR-tools' presolve bug stands
@@ -256,7 +256,8 @@ def test_a_fixed_stream_agrees_on_every_backend(tmp_path):
     assert len(classes) == 8 and {len(c.puzzle.hints) for c in cases} == {0, 1, 2}
     assert {c.kind for c in cases} == {"planted", "random"}
     assert all(any(word in c.hints for c in cases) for word in ("true", "wrong", "random"))
-    assert sum(bool(c.puzzle.duplicate_groups()) for c in cases) > 20
+    assert len({(c.puzzle.width, c.puzzle.height) for c in cases}) == 14
+    assert sum(bool(c.puzzle.duplicate_groups()) for c in cases) > 10
     _agrees_on_every_backend(CI_COUNT, CI_SEED, tmp_path)
 
 
