@@ -38,6 +38,16 @@ def test_seed_facts(backend, options, path, raw, distinct):
     assert len(set(edgematch.solve_all(puzzle, backend=backend, **options).solutions)) == raw
 
 
+def test_the_shares_run_by_default_hold_every_kind():
+    """The default run's shares of the sample (two quarters of it for the counts, the first 16 for solutions)
+    hold every size, both rules, and boards with and without a frame, turns, hints and duplicate tiles."""
+    for share in ([p for i, p in enumerate(SMALL) if i % 4 < 2], SMALL[:16]):
+        kinds = {(p.width * p.height, p.rule, p.frame is not None, p.rotations, bool(p.hints),
+                  bool(p.duplicate_groups())) for p in share}
+        assert {k[0] for k in kinds} == {4, 6, 9} and {k[1] for k in kinds} == {"same", "signed"}
+        assert all(any(k[i] for k in kinds) and not all(k[i] for k in kinds) for i in (2, 3, 4, 5))
+
+
 @pytest.mark.parametrize("chunk", [0, 1, *(pytest.param(c, marks=pytest.mark.slow) for c in (2, 3))])
 def test_counts_equal_the_native_backend(chunk):
     """200 seeded puzzles, every variant on a share of each quarter (two quarters by default, all four under
