@@ -138,7 +138,7 @@ def test_first_broken_row():
 def test_best_reports_stages_and_operators():
     puzzle, _ = generate(GeneratorSpec(10, 10, like="e2", hint=True, seed=4))
     streamed: list[int] = []
-    result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", beam_share=0.3,
+    result = edgematch.best(puzzle, backend="native", time_limit=2.5, search="beam", beam_share=0.3,
                             on_improve=lambda board, score: streamed.append(score))
     c = result.counters
     assert result.options["repair"] == "on"
@@ -171,14 +171,14 @@ def test_kill_9_in_the_repair_stage_keeps_the_last_saved_board(tmp_path):
     edgematch.write_puzzle(puzzle, puzzle_file)
     saved = tmp_path / "best.emsol"
     script = "import sys\nfrom edgematch.cli.main import run\nsys.argv = ['edgematch', *sys.argv[1:]]\nrun()\n"
-    proc = subprocess.Popen([sys.executable, "-c", script, "best", str(puzzle_file), "-b", "native", "-t", "60",
+    proc = subprocess.Popen([sys.executable, "-c", script, "best", str(puzzle_file), "-b", "native", "-t", "20",
                              "-O", "beam_share=0.05", "--save", str(saved)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             cwd=Path(__file__).resolve().parent.parent)
     deadline = time.monotonic() + 60
     while not saved.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(5.0)  # past the beams (3 s of 60), into the repair
+    time.sleep(2.5)  # past the beams (1 s of 20: the limit is on the wall clock), into the repair
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     board = edgematch.read_solution(saved, puzzle=puzzle)

@@ -30,8 +30,8 @@ def spelled(options: dict[str, str]) -> str:
 def test_every_option_agrees_with_the_brute_force_and_the_plain_search_on_random_boards():
     """The cross-check's own stream (both rules, framed or not, turning or not, duplicates, true and wrong
     hints, planted and random), raw and distinct counts, with the brute force on boards of up to 9 cells. Its first
-    150 puzzles hold every one of those kinds (checked here; 15 s on one core); 400 run under --runslow."""
-    cases = list(xc.generate_cases(11, 150))
+    80 puzzles hold every one of those kinds (checked here; 5 s on one core); 400 run under --runslow."""
+    cases = list(xc.generate_cases(11, 80))
     assert len({(c.puzzle.frame is not None, c.puzzle.rotations, c.puzzle.rule) for c in cases}) == 8
     assert {len(c.puzzle.hints) for c in cases} == {0, 1, 2} and {c.kind for c in cases} == {"planted", "random"}
     assert all(any(word in c.hints for c in cases) for word in ("true", "wrong"))
@@ -66,7 +66,7 @@ def test_the_seed_articles_counts_hold_with_each_option(options):
     GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=4, seed=3),
     GeneratorSpec(5, 5, colours=4, seed=2),
     GeneratorSpec(7, 4, framed=True, border_colours=2, inner_colours=5, seed=9),
-    GeneratorSpec(5, 5, colours=5, rule="signed", seed=4),
+    GeneratorSpec(5, 5, colours=5, rule="signed", seed=5),  # seed 4 searched 5x as long, to the same end
 ], ids=["framed6", "unframed5", "framed7x4", "signed5"])
 def test_first_solutions_pass_the_checker(spec, options):
     puzzle, _ = generate(spec)

@@ -24,18 +24,19 @@ from edgematch.solvers.base import Backend, get_backend
 from tests import terminal
 from tests.oracle import all_solutions
 from tests.samples import random_small_puzzles
+from tests.timing import timed
 
 runner = CliRunner()
 app = load_commands()
 
 DATA = Path(__file__).parent / "data" / "xcheck"
-# The fixed stream of the default run: the first 100 puzzles of seed 1 (what `edgematch xcheck -n 100` checks) on
-# every backend, about 30 s on one core (cpsat and cpsat:table take most of it, 0.08 s a call and seconds on a board
+# The fixed stream of the default run: the first 60 puzzles of seed 1 (what `edgematch xcheck -n 60` checks) on
+# every backend, about 12 s on one core (cpsat and cpsat:table take most of it, 0.08 s a call and seconds on a board
 # with thousands of solutions, which they enumerate one by one). It holds every framed x turns x rule class, 14 of
-# the 16 sizes, 0, 1 and 2 hints (true, wrong and random), duplicate tiles, planted and random boards: the test
-# checks that it does. Under --runslow the same comparison runs on 300 puzzles of seed 2026 (the first 100 of
-# which take twice as long as seed 1's) and on 10,000 of seed 1.
-CI_COUNT, CI_SEED = 100, 1
+# the 16 sizes (as the first 100 do), 0, 1 and 2 hints (true, wrong and random), duplicate tiles, planted and random
+# boards: the test checks that it does. Under --runslow the same comparison runs on 300 puzzles of seed 2026 (the
+# first 100 of which take twice as long as seed 1's) and on 10,000 of seed 1.
+CI_COUNT, CI_SEED = 60, 1
 LONG_COUNT, LONG_SEED = 300, 2026
 
 # issue 13: cpsat:table counts this planted 4x4 (one solution) as unsat while OR-tools' presolve bug stands
@@ -156,9 +157,9 @@ def test_brute_force_stops_at_its_deadline():
 # -- the stream ------------------------------------------------------------------------------------------
 
 def test_the_stream_is_reproducible_and_covers_every_feature():
-    cases = list(xc.generate_cases(7, 1500))
+    cases = list(xc.generate_cases(7, 600))  # 600 hold each share below as 1,500 did (3x3 framed turning: 1 in 8)
     assert cases[:50] == list(xc.generate_cases(7, 50))
-    assert make_case(7, 1234) == cases[1234]
+    assert make_case(7, 567) == cases[567]
     assert [c.puzzle for c in xc.generate_cases(8, 20)] != [c.puzzle for c in cases[:20]]
     puzzles = [c.puzzle for c in cases]
     assert {(p.width, p.height) for p in puzzles} == {(w, h) for w in range(1, 5) for h in range(1, 5)}
@@ -170,7 +171,7 @@ def test_the_stream_is_reproducible_and_covers_every_feature():
     hints = Counter(word for c in cases for word in ("true", "wrong", "random") if word in c.hints)
     assert min(hints.values()) > 20, hints
     assert sum(bool(p.duplicate_groups()) for p in puzzles) > 100
-    assert sum(1 for p in puzzles if p.frame is not None and p.rotations and (p.width, p.height) == (3, 3)) > 150
+    assert sum(1 for p in puzzles if p.frame is not None and p.rotations and (p.width, p.height) == (3, 3)) > 60
     for case in cases:
         if case.planted is not None:
             assert case.kind == "planted" and check(case.puzzle, case.planted).ok
@@ -256,7 +257,8 @@ def test_a_fixed_stream_agrees_on_every_backend(tmp_path):
     assert len(classes) == 8 and {len(c.puzzle.hints) for c in cases} == {0, 1, 2}
     assert {c.kind for c in cases} == {"planted", "random"}
     assert all(any(word in c.hints for c in cases) for word in ("true", "wrong", "random"))
-    assert sum(bool(c.puzzle.duplicate_groups()) for c in cases) > 20
+    assert len({(c.puzzle.width, c.puzzle.height) for c in cases}) == 14
+    assert sum(bool(c.puzzle.duplicate_groups()) for c in cases) > 10
     _agrees_on_every_backend(CI_COUNT, CI_SEED, tmp_path)
 
 
@@ -360,9 +362,11 @@ def test_wrong_unsat_crashing_and_hanging_backends_are_failures(rigged, monkeypa
 
 
 def test_the_run_stops_at_its_time_limit():
-    report = xc.xcheck(100_000, 1, ("native",), time_limit=3.0, jobs=1, out=None)
+    """A 1 s limit stops the run as a 3 s one did; the 2 s of overshoot allowed are stretched by the contention."""
+    with timed() as took:
+        report = xc.xcheck(100_000, 1, ("native",), time_limit=1.0, jobs=1, out=None)
     assert report.stopped == "time limit" and 0 < report.checked < 100_000
-    assert report.wall < 3.0 + 2.0
+    assert report.wall < 1.0 + 2.0 * took.busy and took.within(1.0, 2.0), str(took)
 
 
 # -- the command -----------------------------------------------------------------------------------------
