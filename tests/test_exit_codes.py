@@ -97,7 +97,10 @@ def _start(folder, backend, *args):
     return proc, out, err
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+# two interpreters of 2-4 s each per backend: a family's variants (its search or model in another form, the same
+# stop path) run with --runslow
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow) if b in ("native:restarts", "cpsat:table")
+                                     else b for b in BACKENDS])
 def test_ctrl_c_exits_130_and_prints_what_was_found(backend, boards, tmp_path):
     runs = {"count": _start(tmp_path, backend, "count", boards["many"]),
             "solve": _start(tmp_path, backend, "solve", boards["hard"])}
