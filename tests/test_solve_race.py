@@ -251,11 +251,17 @@ def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(
 
 
 @through_solve
-@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "local:2"], 4)],
-                         ids=["workers", "cluster"])
-def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
+@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "ADDRESS"], 2),
+                                              pytest.param(["--cluster", "local:2"], 4, marks=pytest.mark.slow)],
+                         ids=["workers", "cluster", "local"])
+def test_ctrl_c_stops_every_chain(tmp_path, where, processes, request):
+    """With workers, on a running scheduler (this test process's: the chains are its children, stopped through
+    the scheduler) and on ``local:2`` (slow: a Ctrl-C reaching a local cluster is test_cluster's and best's)."""
     if "--cluster" in where:
         pytest.importorskip("dask.distributed")
+    here = where == ["--cluster", "ADDRESS"]
+    if here:
+        where = ["--cluster", request.getfixturevalue("scheduler")]
     hard_file = tmp_path / "hard.em"
     edgematch.write_puzzle(HARD, hard_file)
     proc = _solve([*where, "-b", "native", "-t", "60"], hard_file)
@@ -265,6 +271,8 @@ def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
         while time.monotonic() < until and len(kids) < processes:
             time.sleep(0.05)
             kids = ours(psutil.Process(proc.pid))  # the chains (and the cluster's workers)
+            if here:  # the chains the scheduler's worker threads started here
+                kids = [k for k in ours(psutil.Process()) if k.pid != proc.pid and k not in kids]
         assert len(kids) >= processes
         time.sleep(1.0)  # into the search
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
