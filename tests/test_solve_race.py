@@ -10,6 +10,7 @@ the native backend to route one solution with workers or a cluster to the race."
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import json
@@ -280,6 +281,9 @@ def test_ctrl_c_stops_every_chain(tmp_path, where, processes, request):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+            for kid in kids if here else ():  # this process's children: left running, they would fail the next tests
+                with contextlib.suppress(psutil.Error):
+                    kid.kill()
     assert proc.returncode == 130, said
     data = json.loads(printed)
     assert data["message"] == "interrupted" and "Traceback" not in said
