@@ -31,6 +31,7 @@ from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best import admissible_board, chains
 from edgematch.solvers.policy import regime
+from tests.clusters import shared_scheduler
 
 psutil = pytest.importorskip("psutil")
 
@@ -62,6 +63,12 @@ def gone(pids: list[int], seconds: float = 5.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.fixture
+def scheduler(request) -> str:
+    """A running scheduler's address, shared by this test process (tests/clusters.py)."""
+    return shared_scheduler(request.config)
 
 
 def streamed(puzzle):
@@ -293,7 +300,7 @@ def test_best_cluster_local_2_on_the_command_line(tmp_path):
     puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
     edgematch.write_puzzle(E2_8, puzzle_file)
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, "best", str(puzzle_file), "--cluster", "local:2", "-t",
-                             "6", "--save", str(saved), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "3", "--save", str(saved), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
     seen: set[int] = set()
     while proc.poll() is None:  # every process it starts, to see that none outlives it
@@ -312,14 +319,13 @@ def test_best_cluster_local_2_on_the_command_line(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["best", "solve"])
-def test_a_limit_too_short_for_a_chain_to_report_is_a_plain_timeout(tmp_path, command):
+def test_a_limit_too_short_for_a_chain_to_report_is_a_plain_timeout(tmp_path, command, scheduler):
     """A limit (counted from when the cluster is ready) shorter than a chain needs to report its board: no chain
     is started, a plain timeout (chains once started, were stopped and died past the limit: exit 4 and Dask
-    tracebacks on stderr)."""
-    pytest.importorskip("dask.distributed")
+    tracebacks on stderr). On a running scheduler (starting local:2 is the other command line tests')."""
     puzzle_file = tmp_path / "e2.em"
     edgematch.write_puzzle(E2_8, puzzle_file)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, command, str(puzzle_file), "--cluster", "local:2", "-t",
+    done = subprocess.run([sys.executable, "-c", SCRIPT, command, str(puzzle_file), "--cluster", scheduler, "-t",
                            "0.05", "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 3, done.stderr
     assert json.loads(done.stdout)["status"] == "timeout" and "Traceback" not in done.stderr

@@ -85,8 +85,11 @@ def test_well_formed_addresses_pass_the_check(address):
     assert cluster_problem(address) is None
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
-@pytest.mark.parametrize("address", ["tcp://127.0.0.1:abc", "tcp://127.0.0.1:99999", "local:x", ""])
+# every address and every command once by default (a command's start is 1-2 s); each pair with --runslow
+@pytest.mark.parametrize(("address", "command"), [
+    pytest.param(address, command, marks=() if j == i % len(COMMANDS) else pytest.mark.slow)
+    for i, address in enumerate(["tcp://127.0.0.1:abc", "tcp://127.0.0.1:99999", "local:x", ""])
+    for j, command in enumerate(COMMANDS)])
 def test_malformed_addresses_on_the_command_line(tmp_path, command, address):
     done, took = edgematch_cli([*COMMANDS[command], "--cluster", address, *(
         ["--db", str(tmp_path / "b.sqlite")] if command == "bench" else [])], tmp_path)
@@ -113,7 +116,10 @@ def web_server(tmp_path_factory) -> Iterator[str]:
         server.wait()
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
+# each waits out the connect wait (CONNECT_SECONDS, 4 s, for a handshake that never comes), through the one check
+# every command shares: one command by default, the others with --runslow
+@pytest.mark.parametrize("command", [command if command == "count" else pytest.param(command, marks=pytest.mark.slow)
+                                     for command in COMMANDS])
 def test_a_web_server_is_not_a_scheduler(tmp_path, web_server, command):
     done, took = edgematch_cli([*COMMANDS[command], "--cluster", web_server, *(
         ["--db", str(tmp_path / "b.sqlite")] if command == "bench" else [])], tmp_path)

@@ -20,6 +20,9 @@ from edgematch.solvers.base import Result, Status
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ["native", "native:restarts", "cpsat", "cpsat:table", "sat", "portfolio", "auto"]
+# a family's variants (its search or model in another form, the same stop path) run with --runslow: the Ctrl-C
+# test starts two interpreters of 2-4 s each per backend
+VARIED = [pytest.param(b, marks=pytest.mark.slow) if b in ("native:restarts", "cpsat:table") else b for b in BACKENDS]
 runner = CliRunner()
 app = load_commands()
 
@@ -51,7 +54,7 @@ def test_one_rule_from_status_to_exit_code(status, message, code):
     assert exit_code(Result("native", Status(status), message=message)) == code
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", VARIED)
 def test_the_time_limit_with_no_complete_answer_exits_3(backend, boards):
     count = cli("count", boards["many"], "-b", backend, "-t", "0.3")
     assert count.exit_code == 3, count.output
@@ -97,7 +100,7 @@ def _start(folder, backend, *args):
     return proc, out, err
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", VARIED)
 def test_ctrl_c_exits_130_and_prints_what_was_found(backend, boards, tmp_path):
     runs = {"count": _start(tmp_path, backend, "count", boards["many"]),
             "solve": _start(tmp_path, backend, "solve", boards["hard"])}

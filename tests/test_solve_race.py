@@ -10,6 +10,7 @@ the native backend to route one solution with workers or a cluster to the race."
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import json
@@ -30,6 +31,7 @@ from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
 from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import race, sweep
+from tests.clusters import shared_scheduler
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
 from tests.timing import timed
@@ -53,6 +55,12 @@ def wired() -> bool:
 
 
 through_solve = pytest.mark.skipif(not wired(), reason="native one-solution races are not wired into solve yet")
+
+
+@pytest.fixture
+def scheduler(request) -> str:
+    """A running scheduler's address, shared by this test process (tests/clusters.py)."""
+    return shared_scheduler(request.config)
 
 
 def raced(puzzle, workers=2, limit=30.0, **options):
@@ -169,17 +177,17 @@ def test_a_chain_killed_with_kill_9_does_not_end_the_race_and_all_killed_is_an_e
     assert ours(psutil.Process()) == []
 
 
-def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit():
-    pytest.importorskip("dask.distributed")
+def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit(client):
+    """On a running cluster (this test process's client: a local cluster's start is the command line tests')."""
     puzzle = PLANTED["framed"]
-    task = Task("first", time_limit=60, cluster="local:2", options={"seed": 7})
+    task = Task("first", time_limit=60, cluster=client, options={"seed": 7})
     result = race.run_cluster_race(NativeBackend(), puzzle, task)
     assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
     winner = result.counters["winner"]
     assert result.solution == chain_alone(puzzle, task, winner).solution
-    assert result.options["cluster"] == "local:2" and result.options["seeds"] == "7-8"
+    assert result.options["cluster"].startswith("client ") and result.options["seeds"] == "7-8"
     with timed() as t:
-        result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster="local:2"))
+        result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster=client))
     # the limit counts from when the cluster is ready: its start and close are reported apart
     t.took -= result.counters["cluster_start_seconds"] + result.counters["cluster_close_seconds"]
     assert result.status is Status.TIMEOUT and t.within(3.0, 1.5), t
@@ -192,12 +200,15 @@ def _solve(args: list[str], puzzle_file) -> subprocess.Popen:
                             cwd=ROOT)
 
 
-def _watched(proc: subprocess.Popen) -> set[int]:
-    """Every process ``proc`` starts, seen until it ends (to check that none outlives it)."""
+def _watched(proc: subprocess.Popen, here: bool = False) -> set[int]:
+    """Every process ``proc`` starts, seen until it ends (to check that none outlives it); with ``here``, also
+    those this test process starts meanwhile (the chains on its own scheduler's worker threads)."""
     seen: set[int] = set()
     while proc.poll() is None:
         try:
             seen.update(k.pid for k in ours(psutil.Process(proc.pid)))
+            if here:
+                seen.update(k.pid for k in ours(psutil.Process()) if k.pid != proc.pid)
         except psutil.NoSuchProcess:
             break
         time.sleep(0.05)
@@ -205,16 +216,23 @@ def _watched(proc: subprocess.Popen) -> set[int]:
 
 
 @through_solve
-@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "local:2"]], ids=["workers", "cluster"])
-def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(tmp_path, where):
+@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "ADDRESS"],
+                                   pytest.param(["--cluster", "local:2"], marks=pytest.mark.slow)],
+                         ids=["workers", "cluster", "local"])
+def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(tmp_path, where, request):
+    """With workers, a running scheduler's address (this test process's: its chains are this process's children),
+    and ``local:2`` (slow: a local cluster's start and close reported apart are also the best and count tests')."""
     if "--cluster" in where:
         pytest.importorskip("dask.distributed")
+    here = where == ["--cluster", "ADDRESS"]
+    if here:
+        where = ["--cluster", request.getfixturevalue("scheduler")]
     hard_file, planted_file = tmp_path / "hard.em", tmp_path / "planted.em"
     edgematch.write_puzzle(HARD, hard_file)
     edgematch.write_puzzle(PLANTED["hinted"], planted_file)
     with timed() as t:  # the whole command, Python's start and imports included
         proc = _solve([*where, "-b", "native", "-t", "2"], hard_file)
-        seen = _watched(proc)
+        seen = _watched(proc, here)
         printed, said = proc.communicate(timeout=60)
     assert proc.returncode == 3, said
     data = json.loads(printed)
@@ -224,7 +242,7 @@ def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(
     # cluster's start and close are reported apart)
     assert len(seen) >= 2 and gone(sorted(seen))
     proc = _solve([*where, "-t", "60"], planted_file)  # auto: native runs the race
-    seen = _watched(proc)
+    seen = _watched(proc, here)
     printed, said = proc.communicate(timeout=60)
     assert proc.returncode == 0, said
     data = json.loads(printed)
@@ -234,11 +252,17 @@ def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(
 
 
 @through_solve
-@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "local:2"], 4)],
-                         ids=["workers", "cluster"])
-def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
+@pytest.mark.parametrize("where, processes", [(["--workers", "2"], 2), (["--cluster", "ADDRESS"], 2),
+                                              pytest.param(["--cluster", "local:2"], 4, marks=pytest.mark.slow)],
+                         ids=["workers", "cluster", "local"])
+def test_ctrl_c_stops_every_chain(tmp_path, where, processes, request):
+    """With workers, on a running scheduler (this test process's: the chains are its children, stopped through
+    the scheduler) and on ``local:2`` (slow: a Ctrl-C reaching a local cluster is test_cluster's and best's)."""
     if "--cluster" in where:
         pytest.importorskip("dask.distributed")
+    here = where == ["--cluster", "ADDRESS"]
+    if here:
+        where = ["--cluster", request.getfixturevalue("scheduler")]
     hard_file = tmp_path / "hard.em"
     edgematch.write_puzzle(HARD, hard_file)
     proc = _solve([*where, "-b", "native", "-t", "60"], hard_file)
@@ -248,6 +272,8 @@ def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
         while time.monotonic() < until and len(kids) < processes:
             time.sleep(0.05)
             kids = ours(psutil.Process(proc.pid))  # the chains (and the cluster's workers)
+            if here:  # the chains the scheduler's worker threads started here
+                kids = [k for k in ours(psutil.Process()) if k.pid != proc.pid and k not in kids]
         assert len(kids) >= processes
         time.sleep(1.0)  # into the search
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
@@ -255,6 +281,9 @@ def test_ctrl_c_stops_every_chain(tmp_path, where, processes):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+            for kid in kids if here else ():  # this process's children: left running, they would fail the next tests
+                with contextlib.suppress(psutil.Error):
+                    kid.kill()
     assert proc.returncode == 130, said
     data = json.loads(printed)
     assert data["message"] == "interrupted" and "Traceback" not in said
