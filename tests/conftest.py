@@ -50,13 +50,13 @@ def _named(value: object, names: list[str]) -> bool:
     return any(spelled == name or spelled.split(":")[0].split("@")[0] == name for name in names)
 
 
-# The files that take longest (20-100 s of one core each), longest first: collected before the others, so that
+# The files that take longest (20-55 s of one core each), longest first: collected before the others, so that
 # xdist's --dist loadfile, which hands out whole files in collection order as its workers free up, starts them
 # first and ends with short files on both workers (alphabetically, test_xcheck.py came last, with one worker idle).
-LONG_FIRST = ("test_cluster.py", "test_xcheck.py", "test_solve_race.py", "test_bench_best.py", "test_cpsat.py",
-              "test_bench.py", "test_best_workers.py", "test_cluster_addresses.py", "test_propagation.py",
-              "test_memo.py", "test_sat_cubes.py", "test_exit_codes.py", "test_bad_input.py", "test_limits.py",
-              "test_sat.py", "test_best_repair.py", "test_native_kernels.py", "test_screenshot.py")
+LONG_FIRST = ("test_bench.py", "test_cluster.py", "test_solve_race.py", "test_xcheck.py", "test_bad_input.py",
+              "test_best_workers.py", "test_memo.py", "test_sat_cubes.py", "test_bench_best.py", "test_cpsat.py",
+              "test_screenshot.py", "test_exit_codes.py", "test_library_interrupt.py", "test_best_repair.py",
+              "test_bench_runner.py", "test_native.py", "test_limits.py", "test_bench_honest.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -113,6 +113,23 @@ def client():
     local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with local, distributed.Client(local) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address (``tcp://127.0.0.1:PORT``) of a running two-worker Dask scheduler, one per test file, for the
+    commands run in child processes whose fact is not a local cluster's start: ``local:2`` spawns two interpreters
+    that import Dask and edgematch (about 5 s of CPU each time); the tests about a local cluster's own start,
+    Ctrl-C during it, its close or a killed worker still start one.
+
+    Its workers are threads of the test process on TCP (0.1 s to start; the chains and counts a task starts
+    still run in child processes of the test process). In-process library calls take :func:`client` instead: one
+    on this address would make a Client here that the worker threads reuse and find closed in the next test.
+    Closed with its file, so its threads do not run on under the other files' tests."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=":0") as local:
+        yield local.scheduler_address
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,6 @@ from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best import admissible_board, chains
 from edgematch.solvers.policy import regime
-from tests.clusters import shared_scheduler
 
 psutil = pytest.importorskip("psutil")
 
@@ -64,11 +63,6 @@ def gone(pids: list[int], seconds: float = 5.0) -> bool:
         time.sleep(0.05)
     return False
 
-
-@pytest.fixture
-def scheduler(request) -> str:
-    """A running scheduler's address, shared by this test process (tests/clusters.py)."""
-    return shared_scheduler(request.config)
 
 
 def streamed(puzzle):

@@ -20,7 +20,6 @@ import edgematch
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.errors import MissingDependencyError, UsageError
 from tests import terminal
-from tests.clusters import shared_scheduler
 from tests.samples import random_small_puzzles
 
 distributed = pytest.importorskip("dask.distributed")
@@ -203,11 +202,6 @@ def test_the_report_says_when_a_session_ran_on_mixed_machines():
     hosts["b"] = {"cpu": "Xeon", "cores": 2, "runs": 5}
     assert "alike" in machine_notes({"hosts": hosts})[0]
 
-
-@pytest.fixture
-def scheduler(request) -> str:
-    """A running scheduler's address, shared by this test process (tests/clusters.py)."""
-    return shared_scheduler(request.config)
 
 
 def test_solve_all_cluster_on_the_command_line(tmp_path, scheduler):

@@ -31,7 +31,6 @@ from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
 from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import race, sweep
-from tests.clusters import shared_scheduler
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
 from tests.timing import timed
@@ -56,11 +55,6 @@ def wired() -> bool:
 
 through_solve = pytest.mark.skipif(not wired(), reason="native one-solution races are not wired into solve yet")
 
-
-@pytest.fixture
-def scheduler(request) -> str:
-    """A running scheduler's address, shared by this test process (tests/clusters.py)."""
-    return shared_scheduler(request.config)
 
 
 def raced(puzzle, workers=2, limit=30.0, **options):
