@@ -29,3 +29,13 @@ def random_small_puzzles(n: int, seed: int = 2026):
         if facts(puzzle).expected_solutions < 300:
             out.append(puzzle)
     return out
+
+
+def holds_every_kind(share) -> bool:
+    """Whether ``share`` (a part of a :func:`random_small_puzzles` sample a test runs by default) holds every
+    size, both rules, and boards with and without a frame, turns, hints and duplicate tiles: what a test
+    that runs only that part still claims to cover."""
+    kinds = {(p.width * p.height, p.rule, p.frame is not None, p.rotations, bool(p.hints),
+              bool(p.duplicate_groups())) for p in share}
+    return ({k[0] for k in kinds} == {4, 6, 9} and {k[1] for k in kinds} == {"same", "signed"}
+            and all(any(k[i] for k in kinds) and not all(k[i] for k in kinds) for i in (2, 3, 4, 5)))
