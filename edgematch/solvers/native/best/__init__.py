@@ -196,7 +196,7 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
 
 def no_admissible_board(puzzle: Puzzle, t0: float) -> Result:
     """The answer when :func:`admissible_board` finds none: no board keeps the frame and hints (UNSAT)."""
-    return Result("native", Status.UNSAT, timings=Timings(build=time.perf_counter() - t0),
+    return Result("native", Status.UNSAT, timings=Timings(build=time.monotonic() - t0),
                   message="no board keeps the frame and hints with these tiles", max_score=puzzle.seam_count)
 
 
@@ -435,11 +435,6 @@ class _Run:
         return int(self._search(*self._args, budget, self.phases))
 
 
-def on_monotonic(deadline: float | None) -> float | None:
-    """A ``perf_counter`` deadline (best's clock) on the clock the table builders read (``time.monotonic``)."""
-    return None if deadline is None else time.monotonic() + (deadline - time.perf_counter())
-
-
 class _ExactShare:
     """The first-solution search (native's restarts, in its own tables) given a share of the time between
     the restarts of the best-score search (a fifth for the first 30 s, a twentieth after): a board with a
@@ -473,19 +468,19 @@ class _ExactShare:
 
         slice_s = max(self.MIN_SLICE, self.budget(elapsed) - self.spent)
         if deadline is not None:
-            slice_s = min(slice_s, deadline - time.perf_counter())
+            slice_s = min(slice_s, deadline - time.monotonic())
         if slice_s <= 0:
             return None
-        t = time.perf_counter()
+        t = time.monotonic()
         if self.tables is None:  # its tables stop at the deadline too (a 40x40's take a fifth of a second)
             try:
-                self.tables = build_tables(self.puzzle, "auto", deadline=on_monotonic(deadline))
+                self.tables = build_tables(self.puzzle, "auto", deadline=deadline)
             except BuildTimedOut:
-                self.spent += time.perf_counter() - t
+                self.spent += time.monotonic() - t
                 return None
         self.calls += 1
         outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
-        self.spent += time.perf_counter() - t
+        self.spent += time.monotonic() - t
         if outcome.stopped == "interrupted":  # drive_restarts took the Ctrl-C: pass it on to the best search
             raise KeyboardInterrupt
         self.exhausted = outcome.finished and not outcome.found  # no full solution exists: stop asking
@@ -497,7 +492,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     from edgematch.solvers.native.compiled import ensure_compiled
 
     load = ensure_compiled()  # before the clock starts (about a millisecond, the first time in a process)
-    t0 = time.perf_counter()
+    t0 = time.monotonic()
     start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
@@ -508,7 +503,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     if first is None:
         return no_admissible_board(puzzle, t0)
     best_board, best_score = first, seams_fitting(puzzle, first)
-    history = [(time.perf_counter() - t0, best_score)]
+    history = [(time.monotonic() - t0, best_score)]
     if task.on_improve is not None:
         task.on_improve(best_board, best_score)
     tables = build_best_tables(puzzle)
@@ -518,13 +513,13 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     else:
         breaks = whole(options.get("breaks", max(1, P // 6)), "breaks")
     sched = schedule(P, start_share, breaks)
-    build = time.perf_counter() - t0
+    build = time.monotonic() - t0
 
     rng = np.random.default_rng(seed)
     nodes = restarts = 0
     proven = best_score == max_score or P == 0
     stopped = ""
-    began = time.perf_counter()
+    began = time.monotonic()
     deadline = None if task.time_limit is None else t0 + task.time_limit
     exact = _ExactShare(puzzle, seed) if not proven else None
 
@@ -533,7 +528,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
         score = seams_fitting(puzzle, board)
         if score > best_score:
             best_board, best_score = board, score
-            history.append((time.perf_counter() - t0, best_score))
+            history.append((time.monotonic() - t0, best_score))
             if task.on_improve is not None:
                 task.on_improve(best_board, best_score)
         proven = proven or best_score == max_score
@@ -547,11 +542,11 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             run = _Run(ordering, sched, best_score, 6 if double else 4)
             while not proven:
                 before = int(run.flags[NODES])
-                stepped = time.perf_counter()
+                stepped = time.monotonic()
                 code = run.step(min(slice_nodes, budget_left))
                 spent = int(run.flags[NODES]) - before
                 nodes += spent
-                took = time.perf_counter() - stepped
+                took = time.monotonic() - stepped
                 if took > 0 and spent > 0:  # slices of about SLICE_SECONDS, whatever the rate here
                     slice_nodes = int(min(max(spent / took * SLICE_SECONDS, 1000), SLICE_NODES))
                 budget_left -= spent
@@ -561,7 +556,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 elif code == FINISHED:
                     proven = run.flags[PRUNED] == 0  # exhausted under the target alone: nothing better exists
                     break
-                now = time.perf_counter()
+                now = time.monotonic()
                 if task.progress is not None:
                     task.progress({"score": best_score, "nodes": nodes, "restarts": restarts, "elapsed": now - t0})
                 if deadline is not None and now >= deadline:
@@ -576,7 +571,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             ordering = shuffled(tables, rng)
     except KeyboardInterrupt:
         stopped = "interrupted"
-    seconds = time.perf_counter() - began
+    seconds = time.monotonic() - began
     return Result(
         name, Status.SOLVED if proven else Status.TIMEOUT, [best_board], score=best_score, max_score=max_score,
         history=history, timings=Timings(build=build, solve=seconds),

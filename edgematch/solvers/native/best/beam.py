@@ -149,14 +149,14 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
         ring, left, brk = layer[now]
         while s < n_cur:
             hi = min(n_cur, s + chunk)
-            began = time.perf_counter()
+            began = time.monotonic()
             n_ch = steps.expand(p, s, hi, ring, R, left, T, wide, brk, *steps.tables, steps.width, fanout,
                                 *children, n_ch, steps.tie, p_rng)
-            took = time.perf_counter() - began
+            took = time.monotonic() - began
             if took > 0:
                 chunk = int(min(max((hi - s) / took * CHUNK_SECONDS, 64), 1 << 20))
             s = hi
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 raise _Stop
             if pause is not None:
                 pause()

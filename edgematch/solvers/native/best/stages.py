@@ -26,7 +26,7 @@ from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
-from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board, on_monotonic
+from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
 from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
@@ -55,7 +55,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
     # the C loops, loaded before the clock starts (about a millisecond; 0.0 where the caller's warm_up loaded them)
     load = ensure_compiled()
-    t0 = time.perf_counter()
+    t0 = time.monotonic()
     name = "native"
     max_score = puzzle.seam_count
     deadline = None if task.time_limit is None else t0 + task.time_limit
@@ -65,13 +65,13 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     run = _Anytime(puzzle, task, t0, first)
     # a big board's tables can outlast the limit: past it, the first board is the answer
     try:
-        bt = None if _late(deadline) else BeamTables(puzzle, order, on_monotonic(deadline))
+        bt = None if _late(deadline) else BeamTables(puzzle, order, deadline)
     except BuildTimedOut:
         bt = None
     if bt is not None and width is not None and bt.memory(width, fanout) > memory_cap():
         raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
                          f"GiB (at most {memory_cap() / 2**30:.1f}); give a smaller width")
-    build = time.perf_counter() - t0
+    build = time.monotonic() - t0
     if not repairing:
         beams_until, top = deadline, None
     elif deadline is None:
@@ -80,13 +80,13 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
         beams_until = t0 + share * task.time_limit  # type: ignore[operator]
         top = None if width is not None else LADDER_TOP
     run.proven = run.best_score == max_score or (bt is not None and bt.t.positions == 0)
-    began = time.perf_counter()
+    began = time.monotonic()
     exact = _ExactShare(puzzle, seed) if not run.proven else None
 
     def pause() -> None:
         """The first-solution search's share of the time (as the dfs search gives it): a planted board
         with a full solution in reach gets it."""
-        now = time.perf_counter()
+        now = time.monotonic()
         if exact is not None and not exact.exhausted and exact.due(now - began):
             solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
             if solution is not None:
@@ -103,7 +103,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
             run.offer(solved.board, "first-solution search")
     except KeyboardInterrupt:
         run.stopped = "interrupted"
-    seconds = time.perf_counter() - began
+    seconds = time.monotonic() - began
     c = run.counters
     per_s = c["states"] / seconds if seconds > 0 else 0.0
     c.update(states_per_s=per_s, nodes_per_s=per_s, load_seconds=load)
@@ -124,7 +124,7 @@ class _Anytime:
     def __init__(self, puzzle: Puzzle, task: Task, t0: float, first: Solution):
         self.puzzle, self.task, self.t0 = puzzle, task, t0
         self.best_board, self.best_score = first, seams_fitting(puzzle, first)
-        self.history = [(time.perf_counter() - t0, self.best_score)]
+        self.history = [(time.monotonic() - t0, self.best_score)]
         self.proven = False
         self.stopped = ""
         self.counters: dict[str, float] = {"states": 0, "children": 0, "beams": 0, "widest": 0,
@@ -138,7 +138,7 @@ class _Anytime:
         if score <= self.best_score:
             return False
         self.best_board, self.best_score = board, score
-        self.history.append((time.perf_counter() - self.t0, score))
+        self.history.append((time.monotonic() - self.t0, score))
         key = f"improved_by_{stage.split(':')[0].replace(' ', '_').replace('-', '_')}"
         self.counters[key] = self.counters.get(key, 0) + 1
         if self.task.on_improve is not None:
@@ -149,7 +149,7 @@ class _Anytime:
     def progress(self, moves: int) -> None:
         if self.task.progress is not None:
             self.task.progress({"score": self.best_score, "nodes": self.counters["states"] + moves,
-                                "restarts": self.counters["beams"], "elapsed": time.perf_counter() - self.t0})
+                                "restarts": self.counters["beams"], "elapsed": time.monotonic() - self.t0})
 
 
 def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
@@ -164,23 +164,23 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
     rate = 0.0  # width units per second, measured
     while not run.proven:
         if until is not None and width is None and rate > 0:
-            fits = int(rate * (until - time.perf_counter()) * 0.9)
+            fits = int(rate * (until - time.monotonic()) * 0.9)
             w = max(min(w, fits), min(w, FIRST_WIDTH))
         c["beams"] += 1
-        started = time.perf_counter()
+        started = time.monotonic()
         try:
             found = beam(bt, w, fanout, beam_seed(seed, int(c["beams"])), until, c, pause)  # type: ignore[arg-type]
         except _Stop:
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 run.stopped = "time limit"
             break
-        took = time.perf_counter() - started
+        took = time.monotonic() - started
         rate = w / took if took > 0 else rate
         c["widest"] = max(c["widest"], w)
         if found is not None:
             run.offer(board_of(puzzle, bt, found[0]), "beam")
         run.progress(0)
-        now = time.perf_counter()
+        now = time.monotonic()
         if deadline is not None and now >= deadline:
             run.stopped = "time limit"
             break
@@ -191,8 +191,8 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
 
 
 def _late(deadline: float | None) -> bool:
-    """Whether ``deadline`` (perf_counter) has passed: no new stage (and no table for one) is started then."""
-    return deadline is not None and time.perf_counter() >= deadline
+    """Whether ``deadline`` (``time.monotonic()``) has passed: no new stage (and no table for one) is started then."""
+    return deadline is not None and time.monotonic() >= deadline
 
 
 def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
@@ -229,7 +229,7 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                 c["adopted"] = c.get("adopted", 0) + 1
             weight = {k: (prior[k] + gains[k]) / (1 + spent[k]) for k in spent}
             which = "tail" if rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
-            started = time.perf_counter()
+            started = time.monotonic()
             if which == "tail":
                 broken = first_broken_row(puzzle, current)
                 if broken is None:
@@ -246,7 +246,7 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                 except _Stop:
                     run.stopped = "time limit"
                     break
-                tail_rate = width * cells / max(time.perf_counter() - started, 1e-6)
+                tail_rate = width * cells / max(time.monotonic() - started, 1e-6)
                 if board is not None:
                     score = seams_fitting(puzzle, board)
                     if score >= seams_fitting(puzzle, current) and board != current:
@@ -255,20 +255,20 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                         adopt(board)
             else:
                 until = started + KERNEL_SECONDS
-                while time.perf_counter() < until and not run.proven:
+                while time.monotonic() < until and not run.proven:
                     done = rep.moves
-                    began = time.perf_counter()
+                    began = time.monotonic()
                     if rep.run(moves) and run.offer(rep.best_board(), "repair:kernel"):
                         gains["kernel"] += 1
                         current = run.best_board
-                    took = time.perf_counter() - began
+                    took = time.monotonic() - began
                     if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
                         moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
-                    if deadline is not None and time.perf_counter() >= deadline:
+                    if deadline is not None and time.monotonic() >= deadline:
                         break
-            spent[which] += time.perf_counter() - started
+            spent[which] += time.monotonic() - started
             run.progress(rep.moves)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 run.stopped = "time limit"
                 break
             pause()
