@@ -4,11 +4,17 @@ import atexit
 import errno
 import os
 import shutil
+import signal
 import stat
 import tempfile
 
 import pytest
 
+# a test runner started as a background job (`pytest &` in a script, some CI runners) ignores SIGINT, and the
+# commands and workers the tests start inherit that: every Ctrl-C test would then wait for a stop that never
+# comes. With a handler of its own here, the processes it starts get SIGINT at its default again
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # a terminal width in the environment (xdist's workers start with COLUMNS=80) would fix every rich console's
 # width when it is made; tests that give a command its own COLUMNS need the width read when it prints
 os.environ.pop("COLUMNS", None)
