@@ -158,7 +158,7 @@ def test_beam_options_are_listed():
 
 def test_the_default_search_is_dfs_on_small_boards_and_beam_above():
     from edgematch.solvers.native import best_search
-    from edgematch.solvers.native.best import EXACT_UP_TO
+    from edgematch.solvers.native.best.dfs import EXACT_UP_TO
 
     small, _ = generate(GeneratorSpec(5, 5, framed=True, seed=1))
     large, _ = generate(GeneratorSpec(16, 16, like="e2", hint=True, seed=1))

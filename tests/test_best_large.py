@@ -14,7 +14,7 @@ from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import Status
-from edgematch.solvers.native.best import admissible_board
+from edgematch.solvers.native.best.admissible import admissible_board
 from edgematch.solvers.native.tables import cell_class, shows_class
 
 

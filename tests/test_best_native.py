@@ -9,7 +9,7 @@ import pytest
 import edgematch
 from edgematch import GeneratorSpec, Puzzle, Status, Tile, generate, random_tiles
 from edgematch.core.checker import check
-from edgematch.solvers.native.best import admissible_board
+from edgematch.solvers.native.best.admissible import admissible_board
 from tests.oracle import best_score
 
 

@@ -18,8 +18,8 @@ import edgematch
 from edgematch import GeneratorSpec, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle, Solution
-from edgematch.solvers.native.best import admissible_board
 from edgematch.solvers.native.best import repair as K
+from edgematch.solvers.native.best.admissible import admissible_board
 from edgematch.solvers.native.best.repair import OPERATORS, Repairer, hungarian, repair_tables
 from edgematch.solvers.native.best.stages import first_broken_row, tail_rebeam
 from tests.test_best_beam import BOARDS

@@ -16,18 +16,9 @@ import pytest
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.errors import BackendError
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.best import (
-    FINISHED,
-    IMPROVED,
-    NODES,
-    PRUNED,
-    SHOWN,
-    _Run,
-    build_best_tables,
-    schedule,
-    shuffled,
-)
 from edgematch.solvers.native.best.beam import BeamTables, beam
+from edgematch.solvers.native.best.candidates import build_best_tables, shuffled
+from edgematch.solvers.native.best.dfs import FINISHED, IMPROVED, NODES, PRUNED, SHOWN, _Run, schedule
 from edgematch.solvers.native.search import Search, prefixes
 from edgematch.solvers.native.tables import build_tables
 from edgematch.solvers.native.tables import shuffled as shuffled_first

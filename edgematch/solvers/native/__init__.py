@@ -102,9 +102,9 @@ def _best_options_problem(options: dict) -> str | None:
 
 def best_search(puzzle: Puzzle, options: dict) -> str:
     """The search ``best`` runs: ``search`` if given; else the one whose options are given; else ``dfs`` up to
-    ``best.EXACT_UP_TO`` free cells (its branch and bound alone proves the answer there) and the beam above
+    ``best.dfs.EXACT_UP_TO`` free cells (its branch and bound alone proves the answer there) and the beam above
     (issue 23: E2-like 16x16 with the centre hint, seeds 1-3, one core: beam 456.3 at 10 s against dfs's 432.7)."""
-    from edgematch.solvers.native.best import EXACT_UP_TO
+    from edgematch.solvers.native.best.dfs import EXACT_UP_TO
 
     if "search" in options:
         return str(options["search"])
@@ -292,7 +292,7 @@ class NativeBackend(Backend):
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         if task.question == "best":
-            from edgematch.solvers.native.best import run_best
+            from edgematch.solvers.native.best.dfs import run_best
 
             given = self.checked_options(task)
             if task.workers > 1 or task.cluster is not None:  # chains, each the search below with its own seed

@@ -7,7 +7,7 @@ positions placed, scored by the seams fitting so far (inner seams between placed
 board's children are the legal, unused candidates for the next cell with the fewest breaks (the top tie
 class), at most ``fanout`` (default 8) drawn at random among exact ties; the next layer keeps the ``width``
 best children, each run of equal scores in a seeded random order (no tolerance: only exact ties are
-shuffled). Legal placements come from :func:`~edgematch.solvers.native.best.build_best_tables`: only
+shuffled). Legal placements come from :func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only
 candidates showing the frame exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so
 every break is an inner seam.
 
@@ -37,7 +37,7 @@ from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import whole
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.best import BestTables, build_best_tables
+from edgematch.solvers.native.best.candidates import BestTables, build_best_tables
 from edgematch.solvers.native.tables import in_time
 
 ORDERS = ("comb", "row")

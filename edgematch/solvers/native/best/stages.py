@@ -26,7 +26,7 @@ from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
-from edgematch.solvers.native.best import _ExactShare, admissible_board, no_admissible_board
+from edgematch.solvers.native.best.admissible import admissible_board, no_admissible_board
 from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
@@ -38,6 +38,7 @@ from edgematch.solvers.native.best.beam import (
     beam_seed,
     board_of,
 )
+from edgematch.solvers.native.best.exact import ExactShare
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.native.tables import BuildTimedOut
 
@@ -81,7 +82,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
         top = None if width is not None else LADDER_TOP
     run.proven = run.best_score == max_score or (bt is not None and bt.t.positions == 0)
     began = time.monotonic()
-    exact = _ExactShare(puzzle, seed) if not run.proven else None
+    exact = ExactShare(puzzle, seed) if not run.proven else None
 
     def pause() -> None:
         """The first-solution search's share of the time (as the dfs search gives it): a planted board
