@@ -114,3 +114,20 @@ def test_best_refuses_options_it_does_not_use():
         edgematch.best(puzzle, backend="native", order="spiral")
     with pytest.raises(edgematch.UsageError, match="best"):
         edgematch.solve(puzzle, backend="native", breaks=3)
+
+
+def test_the_board_on_improve_saw_last_is_not_checked_again_and_its_claim_still_must_hold(monkeypatch, rigged):
+    """The final board, when it is the last one ``on_improve`` was given (checked then), keeps that score: a
+    250x250 board's second check took most of a second after a Ctrl-C. A claim that differs is still an error."""
+    from edgematch.errors import BackendError
+    from edgematch.solvers import api
+
+    puzzle = generate(GeneratorSpec(6, 6, like="e2", seed=3))[0]
+    checked, seen = [], []
+    real = api.check_admissible
+    monkeypatch.setattr(api, "check_admissible", lambda p, board: checked.append(board) or real(p, board))
+    result = edgematch.best(puzzle, backend="native", time_limit=0.5, on_improve=lambda b, s: seen.append(b))
+    assert seen and result.solution == seen[-1] and result.score == check(puzzle, result.solution).score
+    assert checked == seen  # each improvement checked once, the final board not again
+    with pytest.raises(BackendError, match="claimed score"):
+        edgematch.best(puzzle, backend="overclaim", time_limit=0.5, on_improve=lambda b, s: None)

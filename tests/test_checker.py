@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgematch.core.checker import check, check_admissible, score
+from edgematch.core.checker import check, check_admissible, hint_violations, score
 from edgematch.core.model import Puzzle, Solution, Tile
 from edgematch.formats import read_puzzle
 from tests.strategies import planted
@@ -90,3 +90,4 @@ def test_the_best_score_view_is_check_without_the_seam_list(pair, rng):
     assert fast.score == full.score == score(puzzle, board)
     assert fast.violations == tuple(v for v in full.violations if v.kind != "seam")
     assert fast.admissible == full.admissible
+    assert hint_violations(puzzle, board) == [v for v in full.violations if v.kind == "hint"]  # read from hints

@@ -51,7 +51,7 @@ from edgematch.cli.solve import (
     show_board,
     wrote,
 )
-from edgematch.core.checker import check_admissible
+from edgematch.core.checker import hint_violations
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import BackendError, EdgematchError, Interrupted, MissingDependencyError, UsageError
 from edgematch.formats.source import writable
@@ -145,7 +145,7 @@ def best_exit_code(result: Result) -> int:
 def hints_kept(puzzle: Puzzle, board: Solution) -> int:
     """How many of the puzzle's hints ``board`` respects, as the checker sees it (every admissible board keeps
     them all today; counted from the board so that a mode dropping hints could not claim them)."""
-    broken = {v.cell for v in check_admissible(puzzle, board).violations if v.kind == "hint"}
+    broken = {v.cell for v in hint_violations(puzzle, board)}
     return len(puzzle.hints) - len(broken)
 
 

@@ -344,7 +344,7 @@ def best(
                 on_improve(board, scored)
 
             task = replace(task, on_improve=checked_improvement)
-        return _ended(_checked_best(puzzle, chosen.run(puzzle, task)))
+        return _ended(_checked_best(puzzle, chosen.run(puzzle, task), seen))
 
 
 def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) -> int:
@@ -358,11 +358,20 @@ def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) 
     return verdict.score
 
 
-def _checked_best(puzzle: Puzzle, result: Result) -> Result:
+def _checked_best(puzzle: Puzzle, result: Result, seen: Result | None = None) -> Result:
+    """``result`` with its board re-scored by the checker; a board equal to the last one ``on_improve`` was given
+    (``seen``, checked then) keeps that score (checking a 250x250 board again took most of a second after a
+    Ctrl-C)."""
     start = time.perf_counter()
     result.max_score = puzzle.seam_count
-    if result.solutions:
+    if result.solutions and seen is not None and seen.solutions and seen.solutions[0] == result.solutions[0]:
+        if result.score is not None and result.score != seen.score:
+            raise BackendError(f"backend {result.backend} claimed score {result.score}, "
+                               f"the checker counts {seen.score}")
+        result.score = seen.score
+    elif result.solutions:
         result.score = _scored(puzzle, result.solutions[0], result.score, result.backend)
+    if result.solutions:
         if result.score == puzzle.seam_count and result.status is Status.TIMEOUT:
             result.status = Status.SOLVED  # a full solution is optimal whether or not the backend said so
     elif result.status is Status.SOLVED:
