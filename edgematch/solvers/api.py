@@ -364,14 +364,15 @@ def _checked_best(puzzle: Puzzle, result: Result, seen: Result | None = None) ->
     Ctrl-C)."""
     start = time.perf_counter()
     result.max_score = puzzle.seam_count
-    if result.solutions and seen is not None and seen.solutions and seen.solutions[0] == result.solutions[0]:
-        if result.score is not None and result.score != seen.score:
-            raise BackendError(f"backend {result.backend} claimed score {result.score}, "
-                               f"the checker counts {seen.score}")
-        result.score = seen.score
-    elif result.solutions:
-        result.score = _scored(puzzle, result.solutions[0], result.score, result.backend)
     if result.solutions:
+        board = result.solutions[0]
+        if seen is not None and seen.solutions and seen.solutions[0] == board:
+            if result.score is not None and result.score != seen.score:
+                raise BackendError(f"backend {result.backend} claimed score {result.score}, "
+                                   f"the checker counts {seen.score}")
+            result.score = seen.score
+        else:
+            result.score = _scored(puzzle, board, result.score, result.backend)
         if result.score == puzzle.seam_count and result.status is Status.TIMEOUT:
             result.status = Status.SOLVED  # a full solution is optimal whether or not the backend said so
     elif result.status is Status.SOLVED:

@@ -141,9 +141,9 @@ def normed(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, int, int, int]:
     return (edges[0], edges[1], edges[2], edges[3])
 
 
-def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]]) -> dict[int, int]:
-    """An id per norm label any of ``all_edges`` shows, in label order (:func:`_ids`)."""
-    edges = np.array(all_edges, np.int64).reshape(-1, 4)
+def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]] | np.ndarray) -> dict[int, int]:
+    """An id per norm label any of ``all_edges`` (rows of N E S W) shows, in label order (:func:`_ids`)."""
+    edges = np.asarray(all_edges, np.int64).reshape(-1, 4)
     return _ids(set(np.unique(edges * np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else edges).tolist()))
 
 
@@ -365,9 +365,9 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     shown = placements(types, [types.turns[t] if t != pinned else range(4 // folded) for t in range(len(types.reps))])
     in_time(deadline)
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
-    all_edges = [e for _, _, e in shown] + list(hint_edges.values())
+    all_edges = np.array([e for _, _, e in shown] + list(hint_edges.values()), np.int64).reshape(-1, 4)
     norm_ids = norm_label_ids(puzzle, all_edges)
-    vis_ids = _ids(set(np.unique(np.array(all_edges, np.int64)).tolist()))
+    vis_ids = _ids(set(np.unique(all_edges).tolist()))
     free = len(norm_ids)
 
     cells = fill_order(puzzle, order) if cells is None else list(cells)
