@@ -158,3 +158,11 @@ def test_the_library_and_the_bench_suggest_too(tmp_path):
 def test_an_option_that_would_be_dropped_is_refused(args, says):
     """Each of these was taken and silently dropped (or one of two values silently won)."""
     assert says in one_line(runner.invoke(app, args))
+
+
+def test_version_prints_the_installed_distributions_version_and_exits_0():
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version", "solve"])  # eager: no command runs, none is needed
+    assert result.exit_code == 0, result.output
+    assert result.output == f"edgematch {version('edgematch')}\n"

@@ -103,6 +103,20 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
+
+def _version(shown: bool) -> None:
+    if shown:
+        from edgematch import __version__
+
+        out.print(f"edgematch {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")) -> None:
+    """Solve edge-matching puzzles (scramble squares, Tetravex, Eternity II style) and measure how."""
+
 EXIT_INVALID = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
