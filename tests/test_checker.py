@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgematch.core.checker import check, check_admissible, hint_violations, score
+from edgematch.core.checker import _listed, _only_seams_broken, check, check_admissible, hint_violations, score
 from edgematch.core.model import Puzzle, Solution, Tile
 from edgematch.formats import read_puzzle
 from tests.strategies import planted
@@ -91,3 +91,31 @@ def test_the_best_score_view_is_check_without_the_seam_list(pair, rng):
     assert fast.violations == tuple(v for v in full.violations if v.kind != "seam")
     assert fast.admissible == full.admissible
     assert hint_violations(puzzle, board) == [v for v in full.violations if v.kind == "hint"]  # read from hints
+
+
+@settings(max_examples=300, deadline=None)  # the first case imports numpy
+@given(planted(), st.randoms(use_true_random=False), st.booleans())
+def test_the_vectorised_check_answers_only_what_the_loop_answers_the_same(pair, rng, list_seams):
+    """The whole-board pass (numpy) either gives exactly the loop's result, or leaves the board to the loop
+    because it breaks a rule besides seams and hints (or a seam while seams are listed). Boards scrambled by
+    swaps, turns (4 is out of range), a tile twice and a tile that does not exist."""
+    puzzle, solution = pair
+    cells = list(solution.cells)
+    for _ in range(rng.randint(0, 3)):
+        i, j = rng.randrange(len(cells)), rng.randrange(len(cells))
+        move = rng.randrange(6)
+        if move <= 2:
+            cells[i], cells[j] = cells[j], cells[i]
+        elif move == 3:
+            cells[i] = (cells[i][0], rng.randrange(5))
+        elif move == 4:
+            cells[i] = cells[j]
+        else:
+            cells[i] = (len(puzzle.tiles) + rng.randrange(2), cells[i][1])
+    board = Solution(solution.width, solution.height, tuple(cells))
+    fast, listed = _only_seams_broken(puzzle, board, list_seams), _listed(puzzle, board, list_seams)
+    if fast is None:
+        assert any(v.kind not in ("seam", "hint") for v in listed.violations) or \
+            (list_seams and listed.score < listed.max_score)
+    else:
+        assert fast == listed

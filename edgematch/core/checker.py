@@ -7,9 +7,14 @@ behind a shared helper. ``check`` lists every violation by cell or seam; ``score
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 from edgematch.core.model import SIDE_NAMES, SIDES, Puzzle, Solution
 from edgematch.errors import UsageError
+
+# boards of this many cells and up are first checked whole (numpy): below it the loop is as fast, and a small
+# check needs no numpy (importing it takes 0.1-0.4 s)
+WHOLE_BOARD_FROM = 64
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,16 @@ def _checked(puzzle: Puzzle, solution: Solution, list_seams: bool) -> CheckResul
     if not isinstance(solution, Solution):
         raise UsageError(f"the solution must be an edgematch.Solution (Solution.from_pairs"
                          f"(puzzle, pairs) makes one from (tile, rotation) pairs), got {type(solution).__name__}")
+    if (solution.width, solution.height) == (puzzle.width, puzzle.height) and puzzle.size >= WHOLE_BOARD_FROM:
+        fast = _only_seams_broken(puzzle, solution, list_seams)
+        if fast is not None:
+            return fast
+    return _listed(puzzle, solution, list_seams)
+
+
+def _listed(puzzle: Puzzle, solution: Solution, list_seams: bool) -> CheckResult:
+    """Every rule, cell by cell and seam by seam, each violation with its message: the reference the
+    vectorised :func:`_only_seams_broken` must agree with."""
     out: list[Violation] = []
     if (solution.width, solution.height) != (puzzle.width, puzzle.height):
         out.append(Violation(
@@ -154,6 +169,41 @@ def _checked(puzzle: Puzzle, solution: Solution, list_seams: bool) -> CheckResul
 
     out.extend(hint_violations(puzzle, solution))
     return CheckResult(tuple(out), score, puzzle.seam_count)
+
+
+def _only_seams_broken(puzzle: Puzzle, solution: Solution, list_seams: bool) -> CheckResult | None:
+    """The result of the rules above, vectorised, when the board breaks none of them but seams (and hints,
+    which :func:`hint_violations` lists as the loop does): each tile once in range, turns allowed, the frame
+    outward and never inside. ``None`` when it breaks any other rule, or any seam while ``list_seams``, for the
+    loop to list each violation with its message. The same rules read from the model, once per board instead
+    of once per cell: a 250x250 board's check goes from about half a second to a few milliseconds."""
+    import numpy as np  # here: importing the package does not load numpy
+
+    try:  # fromiter: np.array over 62,500 (tile, turn) tuples takes four times as long
+        cells = np.fromiter(chain.from_iterable(solution.cells), np.int64, 2 * len(solution.cells)).reshape(-1, 2)
+    except OverflowError:
+        return None
+    tiles, turns = cells[:, 0], cells[:, 1]
+    n = len(puzzle.tiles)
+    if len(cells) != n or tiles.min() < 0 or tiles.max() >= n or turns.min() < 0 or turns.max() > 3:
+        return None
+    if (not puzzle.rotations and turns.any()) or (np.bincount(tiles, minlength=n) != 1).any():
+        return None
+    # what each cell shows on side s: its tile's edge (s - turns) % 4 (a clockwise quarter turn brings W to N)
+    shown = puzzle.edge_array[tiles[:, None], (np.arange(4)[None, :] - turns[:, None]) % 4]
+    grid = shown.reshape(puzzle.height, puzzle.width, 4)
+    outward = (grid[0, :, 0], grid[:, -1, 1], grid[-1, :, 2], grid[:, 0, 3])
+    west_east = (grid[:, :-1, 1], grid[:, 1:, 3])
+    north_south = (grid[:-1, :, 2], grid[1:, :, 0])
+    frame = puzzle.frame
+    if frame is not None and (any((side != frame).any() for side in outward)
+                              or any((side == frame).any() for side in (*west_east, *north_south))):
+        return None
+    sign = -1 if puzzle.rule == "signed" else 1
+    matched = int((west_east[1] == sign * west_east[0]).sum() + (north_south[1] == sign * north_south[0]).sum())
+    if list_seams and matched < puzzle.seam_count:
+        return None
+    return CheckResult(tuple(hint_violations(puzzle, solution)), matched, puzzle.seam_count)
 
 
 def hint_violations(puzzle: Puzzle, solution: Solution) -> list[Violation]:
