@@ -26,9 +26,11 @@ multiplier x k, distinct = boards, and up to k times less search.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -59,6 +61,21 @@ def in_time(deadline: float | None) -> None:
     """Raise :class:`BuildTimedOut` once ``deadline`` (a ``time.monotonic()`` instant) has passed."""
     if deadline is not None and time.monotonic() >= deadline:
         raise BuildTimedOut("time limit (while building the search tables)")
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for a set-up step, as it was after. Building a big board's tables
+    makes hundreds of thousands of tuples, none of them in a cycle, and each allocation burst set off a
+    collection that walked them all: half the CPU time of a 250x250's tile types, placements and first board
+    (``time.process_time()`` around each, gc on and off). Also a decorator."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def paced(items: Iterable[T], deadline: float | None, every: int = 4096) -> Iterator[T]:
@@ -150,6 +167,13 @@ def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]] | np.ndarray
 def cell_class(puzzle: Puzzle, cell: int) -> tuple[int, ...]:
     """Which sides of ``cell`` face out (framed puzzles; unframed ones have one class, ``()``)."""
     return puzzle.border_sides(cell) if puzzle.frame is not None else ()
+
+
+def border_cells(puzzle: Puzzle) -> list[int]:
+    """The cells on the board's border (each once, ascending): the only cells of a framed board whose class is
+    not ``()``, a thousand of a 250x250's 62,500."""
+    w, h = puzzle.width, puzzle.height
+    return sorted({*range(w), *range((h - 1) * w, h * w), *range(0, h * w, w), *range(w - 1, h * w, w)})
 
 
 def shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
@@ -341,6 +365,7 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
     return keys
 
 
+@collector_paused()
 def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False,
                  cells: list[int] | None = None, values: str = "index", deadline: float | None = None) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``

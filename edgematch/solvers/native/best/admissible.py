@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import Result, Status, Timings
-from edgematch.solvers.native.tables import (
-    cell_class,
-    shows_class,
-)
+from edgematch.solvers.native.tables import border_cells, cell_class, collector_paused, shows_class
 
 
+@collector_paused()
 def admissible_board(puzzle: Puzzle) -> Solution | None:
     """A board keeping every rule except the seams, or None when there is none (Kuhn's augmenting paths
     over cells x tiles; a tile may take a cell when one of its allowed turns shows the cell's class).
@@ -31,25 +31,32 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     hinted_tiles = {t for t, _ in hinted.values()}
     free_cells = [c for c in range(puzzle.size) if c not in hinted]
     turns = range(4) if puzzle.rotations else (0,)
-    turn_for: dict[tuple[int, tuple[int, ...]], int] = {}  # (tile, class) -> the first turn showing that class
-    for t, tile in enumerate(puzzle.tiles):
-        if t in hinted_tiles:
-            continue
-        if puzzle.frame is None or puzzle.frame not in tile.edges:  # every turn shows no frame side
-            turn_for[t, ()] = 0
-            continue
+    # tiles that show no frame side in any turn fit only the inner class () (unturned); the others (a framed
+    # board's rim tiles, a few hundred of 62,500 on a 250x250) take each turn's class: per tile, not per cell
+    edges = puzzle.edge_array
+    free_tile = np.ones(len(puzzle.tiles), bool)
+    free_tile[list(hinted_tiles)] = False
+    plain = free_tile if puzzle.frame is None else free_tile & ~(edges == puzzle.frame).any(axis=1)
+    turn_for: dict[tuple[int, tuple[int, ...]], int] = {}  # (rim tile, class) -> the first turn showing that class
+    for t in np.flatnonzero(free_tile & ~plain).tolist():
         for r in reversed(turns):
-            turn_for[t, shows_class(puzzle, tile.rotated(r))] = r
+            turn_for[t, shows_class(puzzle, puzzle.tiles[t].rotated(r))] = r
     by_class: dict[tuple[int, ...], list[int]] = {}  # class -> the tiles that can show it, in tile order
-    classes_of: dict[int, int] = {}  # tile -> how many classes it can show
+    if plain.any():
+        by_class[()] = np.flatnonzero(plain).tolist()
+    classes_of: dict[int, int] = {}  # rim tile -> how many classes it can show (a plain tile: one)
     for t, klass in turn_for:
         by_class.setdefault(klass, []).append(t)
         classes_of[t] = classes_of.get(t, 0) + 1
-    klass_of = {c: cell_class(puzzle, c) for c in free_cells}
-    if any(k not in by_class for k in klass_of.values()):
+    klass_of = dict.fromkeys(free_cells, ())
+    if puzzle.frame is not None:  # only border cells have another class
+        for c in border_cells(puzzle):
+            if c in klass_of:
+                klass_of[c] = cell_class(puzzle, c)
+    if any(k not in by_class for k in set(klass_of.values())):
         return None  # a cell no tile can take
     fits = {c: by_class[klass_of[c]] for c in free_cells}
-    alone = {k for k, tiles in by_class.items() if all(classes_of[t] == 1 for t in tiles)}
+    alone = {k for k, tiles in by_class.items() if all(classes_of.get(t, 1) == 1 for t in tiles)}
     owner: dict[int, int] = {}  # tile -> cell
     first_free: dict[int, int] = {}  # id of a class's tile list -> index of its first tile no cell owns
 
@@ -108,7 +115,7 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
     for c, (t, r) in hinted.items():
         cells[c] = (t, r)
     for t, c in owner.items():
-        cells[c] = (t, turn_for[t, klass_of[c]])
+        cells[c] = (t, turn_for[t, klass_of[c]] if klass_of[c] else 0)
     return Solution.from_pairs(puzzle, cells)
 
 

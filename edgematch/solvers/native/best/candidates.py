@@ -11,6 +11,7 @@ from edgematch.core.model import SIDES, Puzzle
 from edgematch.core.tiletypes import TileTypes, placements, tile_types
 from edgematch.solvers.native.tables import (
     cell_class,
+    collector_paused,
     combo_rows,
     in_time,
     norm,
@@ -61,6 +62,7 @@ class BestTables:
 
 
 
+@collector_paused()
 def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: float | None = None) -> BestTables:
     """Candidate tables for the best-score loop: row order (or the free ``cells`` in the order given),
     candidates per (class, key sides) combo sorted by (key a, key b) labels, ``bperm`` the same candidates
