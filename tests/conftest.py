@@ -112,6 +112,16 @@ def smoke_db(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def smoke_report(smoke_db, tmp_path_factory):
+    """The report of :func:`smoke_db`'s session (``report.md``, ``report.html`` and the plots), written once for
+    the tests that only read it: drawing its plots takes seconds."""
+    from edgematch.bench.report import write_report
+
+    with Store(smoke_db) as store:
+        return write_report(store, out=tmp_path_factory.mktemp("smoke-report"))
+
+
+@pytest.fixture(scope="session")
 def client():
     """A Dask client of two worker threads in this process, started once per test process: fast to start, the same
     task code as worker processes (a chain or a count a task starts still runs in a child process)."""

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from edgematch.bench.agreement import settle
 from edgematch.bench.compare import compare
-from edgematch.bench.report import markdown, write_report
+from edgematch.bench.report import markdown
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Store
 from edgematch.bench.suite import load_suite
@@ -206,9 +206,9 @@ def test_a_malformed_file_in_a_folder_is_named(tmp_path):
 
 # -- reports, compare, export, list ---------------------------------------------------------------------
 
-def test_the_report_renders_from_the_database(smoke_db, tmp_path):
+def test_the_report_renders_from_the_database(smoke_db, smoke_report):
+    written = smoke_report
     with Store(smoke_db) as store:
-        written = write_report(store, out=tmp_path)
         summary = summarise(store.session(), store.runs(store.session().id))
     page = written.html.read_text()
     assert page.count("<svg") == 3 and "No wrong answers" in page
