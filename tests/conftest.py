@@ -169,7 +169,7 @@ def scheduler():
 @pytest.fixture(scope="session")
 def scaling_suite():
     """The built-in scaling suite, loaded once per test process: loading it makes its unique-solution families,
-    counting candidates until each has one (10-20 s on one core), and several tests read it."""
+    counting candidates until each has one (about 3 s on one core), and several tests read it."""
     return load_suite("scaling")
 
 
