@@ -9,6 +9,7 @@ import stat
 import tempfile
 
 import pytest
+import typer.testing
 
 # a test runner started as a background job (`pytest &` in a script, some CI runners) ignores SIGINT, and the
 # commands and workers the tests start inherit that: every Ctrl-C test would then wait for a stop that never
@@ -29,6 +30,23 @@ from edgematch.bench.store import Store  # noqa: E402
 from edgematch.bench.suite import load_suite  # noqa: E402
 from edgematch.solvers import base  # noqa: E402
 from tests.rigged import RIGGED  # noqa: E402
+
+# typer's CliRunner turns the Typer app into a click command on every invoke: 0.2-0.3 s of one core each (the
+# type hints of every option of every command evaluated again), over a thousand invokes in the suite. The
+# commands are all registered when the app is loaded, so each app's command is made once and reused while its
+# registered commands and groups stay the same (a click command keeps no state between invocations).
+_commands: dict = {}
+_make_command = typer.testing._get_command
+
+
+def _command_once(app):
+    key = (id(app), tuple(map(id, app.registered_commands)), tuple(map(id, app.registered_groups)))
+    if key not in _commands:
+        _commands[key] = _make_command(app)
+    return _commands[key]
+
+
+typer.testing._get_command = _command_once
 
 # no test reads or writes the real user's policy file (auto would follow it): a fresh config directory,
 # inherited by every command and child process the tests start
@@ -112,6 +130,16 @@ def smoke_db(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def smoke_report(smoke_db, tmp_path_factory):
+    """The report of :func:`smoke_db`'s session (``report.md``, ``report.html`` and the plots), written once for
+    the tests that only read it: drawing its plots takes seconds."""
+    from edgematch.bench.report import write_report
+
+    with Store(smoke_db) as store:
+        return write_report(store, out=tmp_path_factory.mktemp("smoke-report"))
+
+
+@pytest.fixture(scope="session")
 def client():
     """A Dask client of two worker threads in this process, started once per test process: fast to start, the same
     task code as worker processes (a chain or a count a task starts still runs in a child process)."""
@@ -141,7 +169,7 @@ def scheduler():
 @pytest.fixture(scope="session")
 def scaling_suite():
     """The built-in scaling suite, loaded once per test process: loading it makes its unique-solution families,
-    counting candidates until each has one (10-20 s on one core), and several tests read it."""
+    counting candidates until each has one (about 3 s on one core), and several tests read it."""
     return load_suite("scaling")
 
 

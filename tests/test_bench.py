@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from edgematch.bench.agreement import settle
 from edgematch.bench.compare import compare
-from edgematch.bench.report import markdown, write_report
+from edgematch.bench.report import markdown
 from edgematch.bench.runner import RunRecord
 from edgematch.bench.store import Store
-from edgematch.bench.suite import load_suite
+from edgematch.bench.suite import Overrides, load_suite
 from edgematch.bench.summary import VIRTUAL_BEST, summarise
 from edgematch.cli.main import load_commands
 from edgematch.errors import FormatError
@@ -50,7 +50,9 @@ def run(key, backend, task="count", status="solved", category="correct", count=N
 
 def test_a_killed_bench_resumes_without_running_anything_twice(tmp_path):
     db = tmp_path / "bench.sqlite"
-    command = [sys.executable, "-m", "edgematch", "bench", "smoke", "--db", str(db), "--no-report"]
+    # the smoke suite's fast backends (16 runs): CP-SAT's would add seconds of runs and imports, not a case
+    command = [sys.executable, "-m", "edgematch", "bench", "smoke", "-b", "native,sat", "--db", str(db),
+               "--no-report"]
     bench = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     done = 0
@@ -64,7 +66,7 @@ def test_a_killed_bench_resumes_without_running_anything_twice(tmp_path):
         time.sleep(0.01)
     bench.send_signal(signal.SIGKILL)
     bench.wait()
-    suite = load_suite("smoke")
+    suite = load_suite("smoke", Overrides(backends=("native", "sat")))
     before = stored_keys(db)
     assert 6 <= sum(before.values()) < len(suite.runs()), "the kill came too late to test resuming"
     with Store(db) as store:
@@ -206,9 +208,9 @@ def test_a_malformed_file_in_a_folder_is_named(tmp_path):
 
 # -- reports, compare, export, list ---------------------------------------------------------------------
 
-def test_the_report_renders_from_the_database(smoke_db, tmp_path):
+def test_the_report_renders_from_the_database(smoke_db, smoke_report):
+    written = smoke_report
     with Store(smoke_db) as store:
-        written = write_report(store, out=tmp_path)
         summary = summarise(store.session(), store.runs(store.session().id))
     page = written.html.read_text()
     assert page.count("<svg") == 3 and "No wrong answers" in page

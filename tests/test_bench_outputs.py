@@ -142,6 +142,7 @@ def test_bench_says_each_run_and_exits_2_when_its_report_is_refused(tmp_path, mo
     said = [line for line in result.stderr.splitlines() if line.startswith("no report: ")]
     assert len(said) == 1 and "out/report.md" in said[0] and "edgematch report 1 --db b.sqlite" in said[0]
     assert not (tmp_path / "victim.md").exists()
+    assert not list(Path("out").glob("*.svg"))  # refused before its plots were drawn: nothing written beside it
     with Store(tmp_path / "b.sqlite") as store:  # the runs are kept
         assert len(store.runs(1)) == 2
     again = cli("bench", "--resume", "--db", "b.sqlite", "-o", "out")  # complete: only the report, refused again

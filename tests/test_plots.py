@@ -21,7 +21,7 @@ pytest.importorskip("jinja2")
 from matplotlib.colors import to_hex  # noqa: E402
 
 from edgematch.bench import plots  # noqa: E402
-from edgematch.bench.report import figures, html, write_report  # noqa: E402
+from edgematch.bench.report import figures, write_report  # noqa: E402
 from edgematch.bench.runner import RunRecord  # noqa: E402
 from edgematch.bench.scores import summarise_scores  # noqa: E402
 from edgematch.bench.store import Store  # noqa: E402
@@ -115,6 +115,25 @@ def drawn(summary):
     return figures(summary, ("native", "sat:cadical195"))
 
 
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """The report of a fresh copy of the session, written once for the tests that read its files and page
+    (drawing one takes seconds), with every call of ``plots.scores_figure`` it made."""
+    folder = tmp_path_factory.mktemp("written")
+    db = make_session(folder / "again.sqlite")
+    calls = []
+    real = plots.scores_figure
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as monkeypatch, Store(db) as store:
+        monkeypatch.setattr(plots, "scores_figure", counted)
+        report = write_report(store, out=folder / "report")
+    return report, calls
+
+
 def _colours(summary) -> dict[str, str]:
     """Backend -> colour in the report's plots (the virtual best included)."""
     return {backend: style.colour for backend, style in plots.report_styles(summary).items()}
@@ -173,11 +192,11 @@ def test_unsolved_and_partly_solved_cells_carry_their_marks(summary, drawn):
     assert (partial_mark.get_facecolor()[0][:3] == 1).all()  # hollow (white inside)
 
 
-def test_a_family_of_one_size_has_no_scaling_panel(summary, drawn):
+def test_a_family_of_one_size_has_no_scaling_panel(summary, drawn, written):
     titles = [ax.get_title() for ax in drawn["scaling"].axes if ax.get_visible()]
     assert titles == ["framed", "unframed"]
     assert plots.multi_size_families(summary) == (["framed", "unframed"], ["e2"])
-    page = html(summary)
+    page = written[0].html.read_text()
     assert "Family of one size (e2)" in page
 
 
@@ -223,10 +242,8 @@ def test_a_backend_without_a_board_is_named_in_its_panel(summary):
     assert [line.get_label() for line in figure.axes[0].get_lines()] == ["native"]
 
 
-def test_the_svg_carries_the_same_colours_and_marks(summary, tmp_path):
-    db = make_session(tmp_path / "again.sqlite")
-    with Store(db) as store:
-        page = write_report(store, out=tmp_path / "report").html.read_text()
+def test_the_svg_carries_the_same_colours_and_marks(summary, written):
+    page = written[0].html.read_text()
     expected = _colours(summary)
     for backend in summary.backends:
         assert expected[backend] in page
@@ -286,20 +303,10 @@ def test_sizes_of_one_tile_count_keep_their_marks_apart(tmp_path):
     assert len({x for x, _ in solved}) == 2  # native's two sizes, one place each
 
 
-def test_the_score_figure_is_drawn_once_for_its_file_and_the_page(tmp_path, monkeypatch):
+def test_the_score_figure_is_drawn_once_for_its_file_and_the_page(written):
     """write_report draws the score-over-time figure once: scores.svg and the page's inline plot are one
     drawing (it was drawn for each)."""
-    db = make_session(tmp_path / "once.sqlite")
-    calls = []
-    real = plots.scores_figure
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(plots, "scores_figure", counted)
-    with Store(db) as store:
-        written = write_report(store, out=tmp_path / "report")
+    report, calls = written
     assert len(calls) == 1
-    picture = (tmp_path / "report" / "scores.svg").read_text()
-    assert picture.startswith("<svg") and picture in written.html.read_text()
+    picture = (report.markdown.parent / "scores.svg").read_text()
+    assert picture.startswith("<svg") and picture in report.html.read_text()

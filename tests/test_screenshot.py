@@ -42,14 +42,13 @@ def _png_size(data):
 
 
 @needs_browser
-def test_the_report_renders_its_plots_in_chromium(smoke_db, tmp_path):
+def test_the_report_renders_its_plots_in_chromium(smoke_db, smoke_report, tmp_path):
     from edgematch.bench.plots import report_styles
-    from edgematch.bench.report import write_report
     from edgematch.bench.store import Store
     from edgematch.bench.summary import summarise
 
+    report = smoke_report.html
     with Store(smoke_db) as store:
-        report = write_report(store, out=tmp_path).html
         summary = summarise(store.session(), store.runs(store.session().id))
         palette = {b: s.colour for b, s in report_styles(summary).items()}
     out = tmp_path / "shot.png"
@@ -96,12 +95,8 @@ def test_without_a_height_the_screenshot_is_the_whole_page(tmp_path):
 
 
 @needs_browser
-def test_the_report_screenshot_reaches_the_end_of_the_page(smoke_db, tmp_path):
-    from edgematch.bench.report import write_report
-    from edgematch.bench.store import Store
-
-    with Store(smoke_db) as store:
-        report = write_report(store, out=tmp_path).html
+def test_the_report_screenshot_reaches_the_end_of_the_page(smoke_report, tmp_path):
+    report = smoke_report.html
     out = tmp_path / "whole.png"
     proc = subprocess.run(["bash", str(SCRIPT), str(report), str(out), "1280"], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "CHROMIUM": BROWSER})

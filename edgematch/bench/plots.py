@@ -85,10 +85,12 @@ def _matplotlib() -> Any:
 
 
 def svg(figure: Any) -> str:
-    """The figure as an ``<svg>`` element to inline in a page (no XML prolog or doctype)."""
+    """The figure as an ``<svg>`` element to inline in a page (no XML prolog or doctype). Saved at the figure's
+    own size: its constrained layout already keeps every label, legend and note inside it (a tight bounding box
+    only trimmed a 0.04 in margin, and drew the figure twice to find it: a fifth of a report's drawing time)."""
     buffer = io.StringIO()
     with _matplotlib().rc_context(_STYLE):  # svg.fonttype is read when saving
-        figure.savefig(buffer, format="svg", bbox_inches="tight")
+        figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 

@@ -21,7 +21,7 @@ from edgematch.bench.scores import NO_BOARD_CAUSES, UNKNOWN_REGIME, boardless, c
 from edgematch.bench.store import Store
 from edgematch.bench.summary import NOISE_SHARE, VIRTUAL_BEST, Stats, Summary, summarise
 from edgematch.errors import EdgematchError, FormatError, MissingDependencyError, UsageError
-from edgematch.formats.source import read_text, save
+from edgematch.formats.source import read_text, save, writable
 
 
 @dataclass
@@ -563,6 +563,8 @@ def write_report(store: Store, session: int | None = None, out: Path | None = No
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise FormatError(f"cannot make the report folder: {exc.strerror or exc}", out) from None
+    for name in ("report.md", "report.html", *PLOT_FILES.values()):  # a path that would be refused (a link, a
+        writable(out / name)  # pipe, a folder there) is refused now: before seconds of drawing and any file written
     written = Written(out / "report.md", None)
     try:
         drawn = figure_svgs(summary, pair(summary, scatter) if summary.runs else None)  # once: files and page

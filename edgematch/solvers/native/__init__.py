@@ -314,7 +314,7 @@ class NativeBackend(Backend):
             return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
                 race.run_race(self, puzzle, task)
         from edgematch.solvers.native import parts
-        from edgematch.solvers.native.search import drive, drive_restarts
+        from edgematch.solvers.native.search import distinct_boards, drive, drive_restarts
 
         began = time.perf_counter()
         try:
@@ -388,7 +388,7 @@ class NativeBackend(Backend):
         counted = task.question == "count" or (task.question == "all" and outcome.finished)
         distinct = None
         if counted and task.distinct:
-            distinct = outcome.canonical if tables.turn_src.shape[0] else outcome.solutions
+            distinct = distinct_boards(tables, outcome.solutions, outcome.canonical)
         rate = outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
         return Result(
             backend=self.full_name, status=status, solutions=solutions,

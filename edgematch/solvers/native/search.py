@@ -91,6 +91,13 @@ class Search:
         return int(self.counters[kernels.CANONICAL])
 
 
+def distinct_boards(tables: Tables, boards: int, canonical: int) -> int:
+    """The distinct boards among ``boards`` a search over ``tables`` met: those its canonical test found least
+    among their allowed turns, or every board when an anchor tile folded the board turns away (no turn is left
+    to test: each board is then one distinct solution)."""
+    return canonical if tables.turn_src.shape[0] else boards
+
+
 def place(tables: Tables, p: int, i: int, type_left: np.ndarray, placed: np.ndarray, vis: np.ndarray) -> None:
     cell = int(tables.order[p])
     type_left[tables.cand_type[i]] -= 1

@@ -222,14 +222,14 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
 
     pilot = knuth(tables, PILOT, seed, deadline=at(0.2), at_least=1)  # plain walks: each ends within P steps
     if pilot.nodes <= SMALL_TREE:  # so small a tree is counted, exactly (probes=0 says so)
-        from edgematch.solvers.native.search import Search, drive
+        from edgematch.solvers.native.search import Search, distinct_boards, drive
 
         whole = drive(Search(tables, distinct=True), max(0.05, (at(0.9) - time.perf_counter()) / 2))
         if whole.stopped == "interrupted":
             raise KeyboardInterrupt
         if whole.finished:
             raw = float(whole.solutions * per_board)
-            distinct = float(whole.canonical if tables.turn_src.shape[0] else whole.solutions)
+            distinct = float(distinct_boards(tables, whole.solutions, whole.canonical))
             rate = whole.nodes / whole.seconds if whole.seconds > 0 else 0.0
             return CountEstimate(whole.nodes, whole.nodes, whole.nodes, raw, raw, raw, distinct, rate,
                                  whole.seconds, 0, 0, P, tables.order_name, time.perf_counter() - start,
