@@ -139,7 +139,9 @@ def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
         score = check(puzzle, board).score
         if int(options["seed"]) == 0:
             task.on_improve(board, score)
-            time.sleep(1.0)
+            until = time.monotonic() + 10  # on until chain 1 has read it (a fixed second used to stand for that)
+            while not seen.exists() and time.monotonic() < until:
+                time.sleep(0.02)
         else:
             until = time.monotonic() + 10
             while (found := task.incumbent()) is None and time.monotonic() < until:

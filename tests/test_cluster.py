@@ -164,8 +164,9 @@ def test_a_bench_session_on_a_cluster_stores_exactly_its_plan_even_when_a_worker
     folder = tmp_path / "boards"
     folder.mkdir()
     # counts of 0.4-0.8 s each on one core: runs are in flight when the worker dies (seeds 2, 3 and 5 of this
-    # family took 6-11 s each, and 30 s in all, for nothing the test asks)
-    for seed in (4, 6, 11, 17, 18, 19):
+    # family took 6-11 s each, and 30 s in all, for nothing the test asks). Four: when the first ends, each worker
+    # has one in hand (six, as before, added two counts and nothing the test asks)
+    for seed in (4, 6, 11, 17):
         puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=seed))
         edgematch.write_puzzle(puzzle, folder / f"b{seed}.em")
     suite = load_suite(folder, Overrides(backends=("native",), task="count", timeout=60))

@@ -28,13 +28,26 @@ E2 = generate(GeneratorSpec(10, 10, like="e2", seed=5))[0]  # its best board: ne
 DISTINCT = generate(GeneratorSpec(4, 4, colours=5, seed=5))[0]  # 7.7 M solutions, no two tiles alike
 
 
-def _ctrl_c_after(seconds: float) -> threading.Timer:
-    """Ctrl-C to this process (the main thread takes it, as from a terminal) after ``seconds`` of an idle core's
-    work, stretched by the contention now: the tests assert that what the search found by then is kept (a count
-    above 0, a board, solutions yielded), which on a busy core's 1.5 s of wall time it may not have found yet."""
-    timer = threading.Timer(seconds * contention(), os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    return timer
+def _ctrl_c_once(found: threading.Event, after: float = 0.2) -> threading.Thread:
+    """Ctrl-C to this process (the main thread takes it, as from a terminal) once the search has ``found``
+    something (its progress or a yielded solution says so: the tests assert that what it found is kept) and
+    ``after`` seconds more of an idle core's work, stretched by the contention then, so the signal comes while
+    the search runs on; after 1.5 s at most (as it always came before: mostly past the search's first find)."""
+    busy = contention()  # measured here: in the thread it would count the search holding the GIL
+
+    def fire() -> None:
+        found.wait((1.5 - after) * busy)  # a search that reports nothing (a portfolio) gets the 1.5 s it used to
+        time.sleep(after * busy)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=fire, daemon=True)
+    thread.start()
+    return thread
+
+
+def _counted(found: threading.Event):
+    """A progress callback that sets ``found`` once the search reports a count above 0."""
+    return lambda figures: found.set() if figures.get("solutions") else None
 
 
 def _children() -> list[psutil.Process]:
@@ -60,14 +73,13 @@ def test_interrupted_is_a_keyboard_interrupt_and_no_exception():
 
 @pytest.mark.parametrize("backend, workers", [("native", 1), ("native", 2), ("portfolio:native+sat", 1)])
 def test_ctrl_c_in_count_raises_interrupted_with_the_lower_bound(backend, workers):
-    timer = _ctrl_c_after(1.5)
-    try:
-        start = time.monotonic()
-        with pytest.raises(Interrupted) as stop:
-            edgematch.count(MANY, backend=backend, workers=workers)
-        took = time.monotonic() - start
-    finally:
-        timer.cancel()
+    found = threading.Event()
+    thread = _ctrl_c_once(found)
+    start = time.monotonic()
+    with pytest.raises(Interrupted) as stop:
+        edgematch.count(MANY, backend=backend, workers=workers, progress=_counted(found))
+    took = time.monotonic() - start
+    thread.join()
     result = stop.value.result
     assert result.status is Status.TIMEOUT and result.message == "interrupted", result
     assert result.count is not None and result.count > 0, result  # a lower bound, kept
@@ -75,12 +87,11 @@ def test_ctrl_c_in_count_raises_interrupted_with_the_lower_bound(backend, worker
 
 
 def test_ctrl_c_in_best_raises_interrupted_with_the_board_so_far():
-    timer = _ctrl_c_after(1.5)
-    try:
-        with pytest.raises(Interrupted) as stop:
-            edgematch.best(E2, backend="native", time_limit=60)
-    finally:
-        timer.cancel()
+    found = threading.Event()
+    thread = _ctrl_c_once(found)
+    with pytest.raises(Interrupted) as stop:
+        edgematch.best(E2, backend="native", time_limit=60, on_improve=lambda board, score: found.set())
+    thread.join()
     result = stop.value.result
     assert result.solution is not None and result.score == edgematch.score(E2, result.solution) > 0
     assert result.max_score == E2.seam_count and "a board scoring" in str(stop.value)
@@ -88,13 +99,11 @@ def test_ctrl_c_in_best_raises_interrupted_with_the_board_so_far():
 
 def test_ctrl_c_in_solutions_raises_after_yielding_what_was_found():
     found = []
-    timer = _ctrl_c_after(1.5)
-    try:
-        with pytest.raises(Interrupted) as stop:
-            for solution in edgematch.solutions(DISTINCT, backend="sat"):  # enumerates in a child, then yields
-                found.append(solution)
-    finally:
-        timer.cancel()
+    thread = _ctrl_c_once(threading.Event())  # after 1.5 s: a Ctrl-C soon after the first yield took longer to stop
+    with pytest.raises(Interrupted) as stop:
+        for solution in edgematch.solutions(DISTINCT, backend="sat"):  # enumerates in a child, then yields
+            found.append(solution)
+    thread.join()
     assert found and stop.value.result.count == len(found)
     assert all(edgematch.check(DISTINCT, s).ok for s in found[:100])
 

@@ -144,11 +144,12 @@ def test_counts_on_several_workers_keep_exact_merged_counts_with_a_memo_each():
             assert split.options["memo"].endswith("MiB per worker")
 
 
-def test_counts_on_a_local_cluster_keep_exact_merged_counts_with_a_memo_per_thread():
-    pytest.importorskip("distributed")
+def test_counts_on_a_local_cluster_keep_exact_merged_counts_with_a_memo_per_thread(client):
+    """On the test process's running cluster (two worker threads; the counts run in their child processes): a
+    local cluster's own start is test_cluster's and test_limits'."""
     puzzle, _ = generate(GeneratorSpec(6, 5, like="clue", seed=3))
     plain = counted(puzzle, "off", distinct=False)
-    result = edgematch.count(puzzle, backend="native", cluster="local:2", time_limit=120)
+    result = edgematch.count(puzzle, backend="native", cluster=client, time_limit=120)
     assert result.count == plain.count
     assert result.options["memo"].endswith("MiB per worker")
 

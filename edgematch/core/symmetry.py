@@ -8,6 +8,8 @@ frame is unchanged by any turn. Comparing visible labels merges identical and se
 
 from __future__ import annotations
 
+import functools
+
 from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
 from edgematch.errors import UsageError
 
@@ -16,16 +18,23 @@ Grid = tuple[Edges, ...]
 
 def turn_grid(grid: Grid, width: int, height: int, k: int) -> tuple[Grid, int, int]:
     """The label grid after turning the board ``k`` quarter turns clockwise; returns (grid, width, height)."""
-    for _ in range(k % 4):
-        # one clockwise turn: new cell (r, c) shows old cell (height-1-c, r), each tile turned once
-        new_w, new_h = height, width
-        grid = tuple(
-            rotate_edges(grid[(height - 1 - c) * width + r], 1)
-            for r in range(new_h)
-            for c in range(new_w)
-        )
-        width, height = new_w, new_h
-    return grid, width, height
+    k %= 4
+    if not k:
+        return grid, width, height
+    cut = 4 - k  # each tile turns with the board: rotate_edges(edges, k), inlined (keys count many solutions)
+    new_w, new_h = (height, width) if k % 2 else (width, height)
+    return tuple(e[cut:] + e[:cut] for e in map(grid.__getitem__, _sources(width, height, k))), new_w, new_h
+
+
+@functools.cache
+def _sources(width: int, height: int, k: int) -> tuple[int, ...]:
+    """For each cell of the board turned ``k`` (1-3) quarter turns clockwise, the old cell it shows."""
+    if k == 1:  # new (r, c) shows old (height-1-c, r) on a board of width `height`
+        return tuple((height - 1 - c) * width + r for r in range(width) for c in range(height))
+    if k == 2:  # new (r, c) shows old (height-1-r, width-1-c): the cells in reverse
+        return tuple(range(width * height - 1, -1, -1))
+    # k == 3, one turn back: new (r, c) shows old (c, width-1-r)
+    return tuple(c * width + (width - 1 - r) for r in range(width) for c in range(height))
 
 
 def turn_cell(cell: int, width: int, height: int, k: int) -> int:
