@@ -112,16 +112,34 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     return ((shifted[:, 0] * base + shifted[:, 1]) * base + shifted[:, 2]) * base + shifted[:, 3]
 
 
+_FIRST_TURNS = {k: tuple(range(k)) for k in range(5)}
+
+
+def placement_arrays(types: TileTypes, turns: Sequence[Sequence[int]] | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`placements` as three arrays: types, turns, and the ``[placements, 4]`` edges each shows; for the
+    passes that go on in numpy (a 250x250 board's 250,000 rows made into tuples and back took a quarter second)."""
+    turns = types.turns if turns is None else turns
+    counts = np.fromiter(map(len, turns), np.int64, len(turns))
+    t = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    if all(tuple(each) == _FIRST_TURNS.get(len(each)) for each in turns):  # as ever, each type's turns 0..k-1
+        r = np.arange(len(t), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    else:
+        r = np.fromiter((x for each in turns for x in each), np.int64, len(t))
+    reps = np.array(types.reps, dtype=np.int64).reshape(-1, 4)
+    shown = reps[t[:, None], (np.arange(4)[None, :] - r[:, None]) % 4]  # rotate_edges: side s shows (s - r) % 4
+    return t, r, shown
+
+
+def placement_rows(t: np.ndarray, r: np.ndarray, shown: np.ndarray) -> list[tuple[int, int, Edges]]:
+    """The rows (type, turn, edges) of :func:`placement_arrays`' three arrays."""
+    return list(zip(t.tolist(), r.tolist(), map(tuple, shown.tolist()), strict=True))
+
+
 def placements(types: TileTypes, turns: Sequence[Sequence[int]] | None = None) -> list[tuple[int, int, Edges]]:
     """Every (type, turn, edges it shows) of ``types``, by type then turn, over each type's own turns (or
     ``turns[t]``): :meth:`TileTypes.shown` of each, gathered at once (a 250x250 board has 250,000)."""
-    turns = types.turns if turns is None else turns
-    counts = [len(each) for each in turns]
-    t = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    r = np.fromiter((x for each in turns for x in each), np.int64, sum(counts))
-    reps = np.array(types.reps, dtype=np.int64).reshape(-1, 4)
-    shown = reps[t[:, None], (np.arange(4)[None, :] - r[:, None]) % 4]  # rotate_edges: side s shows (s - r) % 4
-    return list(zip(t.tolist(), r.tolist(), map(tuple, shown.tolist()), strict=True))
+    return placement_rows(*placement_arrays(types, turns))
 
 
 def board_grid(puzzle: Puzzle, types: TileTypes, board: Board) -> tuple[Edges, ...]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle
-from edgematch.core.tiletypes import TileTypes, placements, tile_types
+from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.solvers.native.tables import (
     cell_class,
     collector_paused,
@@ -18,6 +18,7 @@ from edgematch.solvers.native.tables import (
     norm_label_ids,
     normed,
     paced,
+    placement_list,
     position_keys,
     shown_by_class,
 )
@@ -71,10 +72,12 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     n = puzzle.size
     types = tile_types(puzzle)
     hinted = types.hinted
-    shown = placements(types)
+    in_time(deadline)
+    arrays = placement_arrays(types)
+    shown = placement_list(arrays, deadline)
     by_class = shown_by_class(puzzle, shown, deadline)  # once, not once per combo
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
-    all_edges = [e for _, _, e in shown] + list(hint_edges.values())
+    all_edges = np.concatenate([arrays[2], np.array(list(hint_edges.values()), np.int64).reshape(-1, 4)])
     norm_ids = norm_label_ids(puzzle, all_edges)
     free = len(norm_ids)
     width = free + 1
