@@ -76,13 +76,14 @@ def _named(value: object, names: list[str]) -> bool:
     return any(spelled == name or spelled.split(":")[0].split("@")[0] == name for name in names)
 
 
-# The files that take longest (20-55 s of one core each), longest first: collected before the others, so that
+# The files that take longest (12-40 s of one core each), longest first: collected before the others, so that
 # xdist's --dist loadfile, which hands out whole files in collection order as its workers free up, starts them
 # first and ends with short files on both workers (alphabetically, test_xcheck.py came last, with one worker idle).
-LONG_FIRST = ("test_bench.py", "test_cluster.py", "test_solve_race.py", "test_xcheck.py", "test_bad_input.py",
-              "test_best_workers.py", "test_memo.py", "test_sat_cubes.py", "test_bench_best.py", "test_cpsat.py",
-              "test_screenshot.py", "test_exit_codes.py", "test_library_interrupt.py", "test_best_repair.py",
-              "test_bench_runner.py", "test_native.py", "test_limits.py", "test_bench_honest.py")
+LONG_FIRST = ("test_solve_race.py", "test_bench.py", "test_cluster.py", "test_best_workers.py", "test_cpsat.py",
+              "test_xcheck.py", "test_memo.py", "test_native.py", "test_sat_cubes.py", "test_limits.py",
+              "test_exit_codes.py", "test_library_interrupt.py", "test_best_repair.py", "test_dead_workers.py",
+              "test_limits_boards.py", "test_best_solvers.py", "test_cluster_addresses.py", "test_native_kernels.py",
+              "test_sat.py", "test_estimate.py", "test_bench_runner.py", "test_propagation.py")
 
 
 def pytest_collection_modifyitems(config, items):
