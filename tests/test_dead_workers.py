@@ -39,11 +39,11 @@ psutil = pytest.importorskip("psutil")
 ROOT = Path(__file__).resolve().parent.parent
 # 227,016 raw solutions; about 3 s to count on one loaded core (the kill must land mid-run)
 COUNTED, _ = generate(GeneratorSpec(4, 4, colours=6, seed=1))
-UNSAT = random_tiles(4, 4, 4, "signed", True, seed=0)  # no solution: 61 cubes, every one must be settled
+UNSAT = random_tiles(5, 4, 5, "signed", True, seed=0)  # no solution: every cube must be settled (1.4 s on 2 cores)
 HARD, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=8, seed=1))  # SAT: minutes
 COMMAND = "import sys; from edgematch.cli.main import run; sys.argv = ['edgematch', *sys.argv[1:]]; run()"
 SEARCHED = 0.2  # CPU seconds a worker has spent before it is killed: into the search
-QUICK = 0.02  # the same for the cube workers of UNSAT, which settle all 61 cubes in well under a second on a free core
+QUICK = 0.02  # the same for the cube workers of UNSAT, which settle its cubes in about a second on free cores
 
 
 def _default_sigint() -> None:
@@ -157,8 +157,10 @@ def test_a_dead_cube_worker_s_cube_is_solved_again_so_no_solution_is_still_prove
 
 
 def test_when_every_cube_worker_dies_nothing_is_claimed(files, tmp_path):
-    proc, out, err = start(tmp_path, "solve", files["unsat"], "-b", "sat", "-O", "cubes=16", "-j", "2", "--json")
-    for process in workers(proc, depth=2, cpu=QUICK):
+    # the hard board's cubes keep both workers busy for minutes: the unsat one's 61 cubes were sometimes all
+    # settled on two idle cores before the test found the workers to kill (the command had ended, exit 1)
+    proc, out, err = start(tmp_path, "solve", files["hard"], "-b", "sat", "-O", "cubes=16", "-j", "2", "--json")
+    for process in workers(proc, depth=2):
         process.send_signal(signal.SIGKILL)
     code, got, _ = ended(proc, out, err)
     assert (code, got["status"]) == (4, "error"), got
