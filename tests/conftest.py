@@ -2,6 +2,7 @@
 
 import atexit
 import errno
+import fcntl
 import os
 import shutil
 import signal
@@ -122,13 +123,23 @@ def rigged(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def smoke_db(tmp_path_factory):
-    """A results database holding one complete session of the smoke suite (every backend, ~3 s)."""
-    path = tmp_path_factory.mktemp("bench") / "smoke.sqlite"
-    suite = load_suite("smoke")
-    with Store(path) as store:
-        session = store.new_session(suite, "smoke", 1, environment())
-        assert run_session(store, session, suite)
+def smoke_db(tmp_path_factory, worker_id):
+    """A results database holding one complete session of the smoke suite (every backend, 3-8 s), which the tests
+    only read. Made once per test run: under xdist the first worker to ask makes it in the run's shared
+    temporary folder while the others wait on a lock, then read the same file (each made its own before)."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    path, made = shared / "smoke.sqlite", shared / "smoke.made"
+    with (shared / "smoke.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not made.exists():
+            path.unlink(missing_ok=True)  # a worker that failed to make it left part of one
+            suite = load_suite("smoke")
+            with Store(path) as store:
+                session = store.new_session(suite, "smoke", 1, environment())
+                assert run_session(store, session, suite)
+            made.touch()
     return path
 
 
