@@ -29,8 +29,8 @@ from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
-from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.best.admissible import admissible_board
+from edgematch.solvers.parallel import chains
 from edgematch.solvers.policy import regime
 
 psutil = pytest.importorskip("psutil")

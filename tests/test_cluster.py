@@ -1,6 +1,6 @@
-"""Counting and benching on a Dask cluster (edgematch.solvers.cluster, edgematch.bench.cluster): the same counts as
-the local search, Ctrl-C and the time limit keep a lower bound and leave no process behind, and a bench session
-through the cluster stores exactly its plan even when a worker is killed mid-run."""
+"""Counting and benching on a Dask cluster (edgematch.solvers.parallel.cluster, edgematch.bench.cluster): the same
+counts as the local search, Ctrl-C and the time limit keep a lower bound and leave no process behind, and a bench
+session through the cluster stores exactly its plan even when a worker is killed mid-run."""
 
 from __future__ import annotations
 
@@ -50,7 +50,6 @@ def test_solve_all_on_a_cluster_lists_every_solution(client):
 def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch):
     """A part that has run past SPLIT_SECONDS hands its unsearched children back; nothing is lost or doubled."""
     from edgematch.solvers.native import cluster
-    from edgematch.solvers.native.parts import Part
 
     # 1,536 solutions in 0.4 s on one core: with parts split after 20 ms, 60-75 are handed back (2.5 s in all;
     # after 5 ms, 6-8 s for nothing more; seed 1's count took 1.5 s alone and 18 s split that finely)
@@ -58,13 +57,14 @@ def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch)
     here = edgematch.count(puzzle, distinct=True, backend="native")
     resubmitted = []
 
-    def part(index, prefix):  # the client makes a Part only for the children a long part handed back
-        resubmitted.append(index)
-        return Part(index, prefix)
+    class Counted(cluster.Tasks):  # the plan goes in one map: a submit is a child a long part handed back
+        def submit(self, label, *args, **kwargs):
+            resubmitted.append(label)
+            return super().submit(label, *args, **kwargs)
 
     monkeypatch.setattr(cluster, "SPLIT_SECONDS", 0.02)
     monkeypatch.setattr(cluster, "SPLITS_PER_SECOND", 1e9)
-    monkeypatch.setattr(cluster, "Part", part)
+    monkeypatch.setattr(cluster, "Tasks", Counted)
     there = edgematch.count(puzzle, distinct=True, backend="native", cluster=client)
     assert resubmitted  # parts were split again
     assert (there.count, there.distinct, there.status) == (here.count, here.distinct, here.status)

@@ -17,7 +17,7 @@ import pytest
 
 import edgematch
 from edgematch.errors import UsageError
-from edgematch.solvers.cluster import CONNECT_SECONDS, cluster_problem, reach_problem
+from edgematch.solvers.parallel.cluster import CONNECT_SECONDS, cluster_problem, reach_problem
 from tests.timing import Timed, timed
 
 HUNDE = str(Path(__file__).resolve().parents[1] / "examples" / "hunde.hunde")

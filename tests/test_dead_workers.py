@@ -2,9 +2,9 @@
 
 ``kill -9`` of one worker of ``count --workers 2`` gave exit 4, no count at all and a time of 0.006 s for a 4 s run
 (a killed SAT cube worker the same); ``solve -j 2`` and ``best --workers 2`` went on without a dead chain. Now every
-set of workers follows :class:`edgematch.solvers.processes.Dealer`: the others go on and do the dead worker's job
-again, so a count stays exact and "every cube unsatisfiable" stays a proof; only when every worker died with jobs
-left is the answer a lower bound (exit 4, "at least N", which parts), with the true elapsed time.
+set of workers follows :class:`edgematch.solvers.parallel.processes.Dealer`: the others go on and do the dead
+worker's job again, so a count stays exact and "every cube unsatisfiable" stays a proof; only when every worker died
+with jobs left is the answer a lower bound (exit 4, "at least N", which parts), with the true elapsed time.
 
 Ctrl-C during ``solve -b sat -O cubes=16 -j 2`` printed a traceback from each cube worker in about half the runs
 (``pysolvers.error: Caught keyboard interrupt``): PySAT's ``solve`` installs a SIGINT handler of its own, over the
@@ -32,7 +32,7 @@ import pytest
 import edgematch
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.formats import write_puzzle
-from edgematch.solvers.processes import ChildDied, stream
+from edgematch.solvers.parallel.processes import ChildDied, stream
 
 psutil = pytest.importorskip("psutil")
 

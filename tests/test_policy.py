@@ -225,8 +225,8 @@ def options_policy():
 ])
 def test_auto_passes_over_rules_that_cannot_honour_the_options_or_workers(size, workers, options, backend,
                                                                           monkeypatch):
-    from edgematch.solvers import processes
     from edgematch.solvers.base import Task
+    from edgematch.solvers.parallel import processes
 
     monkeypatch.setattr(processes, "usable_cores", lambda: 2)  # the portfolio rule races (not so under taskset -c 0)
     puzzle, _ = generate(GeneratorSpec(size, size, framed=True, border_colours=2, inner_colours=3, seed=1))
@@ -272,7 +272,7 @@ def test_a_backend_that_answered_nothing_is_never_the_second_opinion():
 
 
 def test_portfolio_rules_are_passed_over_on_one_usable_core(monkeypatch):
-    import edgematch.solvers.processes as processes
+    import edgematch.solvers.parallel.processes as processes
 
     policy = options_policy()
     puzzle, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=6, seed=1))

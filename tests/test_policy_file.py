@@ -245,7 +245,7 @@ def test_explain_names_the_rule_its_backend_and_the_next_choice():
 
 
 def test_explain_names_the_rule_of_another_size_as_the_next_choice(monkeypatch):
-    from edgematch.solvers import processes
+    from edgematch.solvers.parallel import processes
 
     monkeypatch.setattr(processes, "usable_cores", lambda: 2)  # the portfolio rule races (not so under taskset -c 1)
     puzzle = PUZZLES[2]  # 8x8: the portfolio's rule, which takes no options; the 36-tile rule's backend does

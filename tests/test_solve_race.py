@@ -29,7 +29,6 @@ from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
-from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import race, sweep
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
@@ -63,7 +62,7 @@ def raced(puzzle, workers=2, limit=30.0, **options):
 
 def chain_alone(puzzle, task, index):
     """What chain ``index`` of a race for ``task`` answers when it runs alone, in this process."""
-    sub, options = chains.chain_plan(task, index)
+    sub, options = race.chain_plan(task, index)
     return edgematch.solve(puzzle, backend="native" if sub is None else f"native:{sub}", **options)
 
 
@@ -74,7 +73,7 @@ def test_the_winner_is_checked_and_is_the_one_process_search_with_its_seed(kind)
     assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
     c = result.counters
     winner = c["winner"]
-    seeded = chains.chain_plan(Task("first", options={"seed": 3}), winner)[0] is None
+    seeded = race.chain_plan(Task("first", options={"seed": 3}), winner)[0] is None
     assert winner in (0, 1) and c.get("winner_seed") == (3 + winner if seeded else None) and c["chains"] == 2
     assert result.options["winner"] == ("chain 0" if winner == 0 else "chain 1 (native:dfs)")
     assert result.options["seed"] == 3 and result.options["seeds"] == "3-4" and result.options["workers"] == 2
@@ -307,16 +306,16 @@ def test_auto_races_native_chains_not_a_portfolio_of_races():
 
 def test_chain_one_is_the_plain_search_in_a_second_fill_order_unless_the_caller_names_one():
     first = Task("first", options={"seed": 5})
-    assert chains.chain_plan(first, 0) == (None, {"seed": 5})  # chain 0: the one-process search
-    assert chains.chain_plan(first, 1) == ("dfs", {"order": chains.SECOND_ORDER, "values": "rare"})
-    assert chains.chain_plan(first, 2) == (None, {"seed": 7, "keep": "off"})  # later chains restart only
+    assert race.chain_plan(first, 0) == (None, {"seed": 5})  # chain 0: the one-process search
+    assert race.chain_plan(first, 1) == ("dfs", {"order": race.SECOND_ORDER, "values": "rare"})
+    assert race.chain_plan(first, 2) == (None, {"seed": 7, "keep": "off"})  # later chains restart only
     index = Task("first", options={"values": "index", "unit": 9, "order": "auto"})
-    assert chains.chain_plan(index, 1) == ("dfs", {"values": "index", "order": chains.SECOND_ORDER})
+    assert race.chain_plan(index, 1) == ("dfs", {"values": "index", "order": race.SECOND_ORDER})
     named = Task("first", options={"order": "row"})
-    assert chains.chain_plan(named, 1) == (None, {"order": "row", "seed": 1, "keep": "off"})
+    assert race.chain_plan(named, 1) == (None, {"order": "row", "seed": 1, "keep": "off"})
     kept = Task("first", options={"keep": "on"})
-    assert chains.chain_plan(kept, 1) == (None, {"keep": "on", "seed": 1})
-    assert chains.chain_plan(Task("best", options={"seed": 2}), 1) == (None, {"seed": 3})  # best: the seed only
+    assert race.chain_plan(kept, 1) == (None, {"keep": "on", "seed": 1})
+    assert race.chain_plan(Task("best", options={"seed": 2}), 1) == (None, {"seed": 3})  # best: the seed only
 
 
 @pytest.mark.parametrize("kind", sorted(PLANTED))
@@ -324,7 +323,7 @@ def test_the_second_chain_alone_finds_a_checked_solution_in_its_order(kind):
     puzzle = PLANTED[kind]
     result = chain_alone(puzzle, Task("first"), 1)
     assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
-    assert result.options["order"] == chains.SECOND_ORDER
+    assert result.options["order"] == race.SECOND_ORDER
 
 
 # --- the handover (edgematch.solvers.native.first.sweep): after `handover` seconds every chain takes parts of

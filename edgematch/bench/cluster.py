@@ -10,12 +10,11 @@ Each task also returns the machine it ran on (:func:`machine`: host name, CPU mo
 host name in its counters (``host``); the session's environment gathers every machine under ``hosts`` (CPU,
 cores, runs), and the report says when a session ran on machines that differ (:func:`machine_notes`).
 
-Faults: a worker that dies mid-run makes the scheduler run the task again on another worker (Dask's
-``distributed.scheduler.allowed-failures``, 3 by default); the run then starts afresh (a run's figures come
-from one uninterrupted process). A task that raises is retried once (``retries=1``). Results are keyed by the
-run (instance, backend, repetition) and a run is stored once, whatever Dask delivers. A task that killed its
-workers too often (``KilledWorker``) is filed as crashed. Ctrl-C cancels every outstanding task and leaves the
-finished runs stored, as locally.
+Faults follow the rule of :mod:`edgematch.solvers.parallel.tasks`: a worker that dies mid-run makes the
+scheduler run the task again on another worker, and the run then starts afresh (a run's figures come from one
+uninterrupted process); a task that raises runs once more. A run is stored once, whatever Dask delivers; a task
+lost for good (``KilledWorker``: it killed its workers too often) is filed as crashed. Ctrl-C cancels every
+outstanding task and leaves the finished runs stored, as locally.
 
 Differences from ``--jobs`` worth knowing: the run's child is forked from the Dask worker process, so its
 resident memory includes the worker's pages (tens of MiB, as it includes the harness's locally); and the
@@ -29,7 +28,7 @@ import multiprocessing as mp
 import os
 import socket
 import time
-import uuid
+from collections.abc import Hashable
 from typing import Any
 
 from edgematch.bench.environment import cpu_model, load_average
@@ -37,9 +36,8 @@ from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, qu
 from edgematch.bench.session import Watcher, _store, what_is_left
 from edgematch.bench.store import Store
 from edgematch.bench.suite import Instance, Suite
-from edgematch.solvers.processes import usable_cores
+from edgematch.solvers.parallel.processes import usable_cores
 
-RETRIES = 1  # a task that raises runs once more; a killed worker's tasks are rescheduled by the scheduler
 POLL_SECONDS = 0.02  # how often the client looks for finished runs (a run stored late delays nothing else)
 
 
@@ -53,7 +51,7 @@ def run_on_worker(instance: Instance, backend: str, task: str, timeout: float, g
     """On a Dask worker: one run exactly as the local harness makes it (:func:`run_one`), and the machine.
     Dask's worker processes are daemonic, which multiprocessing forbids children; every run's child dies with
     the thread that started it (``PR_SET_PDEATHSIG``) and leads its own process group, so the flag is lifted."""
-    mp.current_process()._config["daemon"] = False  # noqa: SLF001  (see above; as edgematch.solvers.processes.start)
+    mp.current_process()._config["daemon"] = False  # noqa: SLF001  (see above; as edgematch.solvers.parallel.processes.start)
     from edgematch.solvers.base import backend_of
 
     with contextlib.suppress(Exception):  # the run's child loads it anyway, and files a missing library
@@ -66,58 +64,61 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
     """Run what is left of ``session`` on ``cluster`` (``local:N``, a scheduler address or a Client); True when
     every planned run is now stored. Like :func:`edgematch.bench.session.run_session`, it records the load
     average of this machine before and after; it also records every worker machine under ``hosts``."""
-    from edgematch.solvers.cluster import connected, describe, distributed, threads
+    from edgematch.solvers.parallel.cluster import connected, describe, threads
+    from edgematch.solvers.parallel.tasks import Tasks
 
     watcher, skipped, todo, estimate = what_is_left(store, session, suite, watcher, grace)
     hosts: dict[str, dict[str, Any]] = dict(store.session(session).environment.get("hosts") or {})
     began = time.perf_counter()
     stretch: dict[str, Any] = {"load_before": load_average(), "cluster": describe(cluster)}
-    waiting: dict[str, tuple[Instance, str, int]] = {}  # future key -> the run
     filed: set[tuple[str, str, int]] = set()
-    futures: list[Any] = []
+    left: list[Hashable] = list(range(len(todo)))
     try:
         with connected(cluster) as client:
-            dd = distributed()
             jobs = threads(client)
             stretch["jobs"] = jobs
-            batch = uuid.uuid4().hex[:12]
-            for n, (instance, backend, repeat) in enumerate(todo):
-                future = client.submit(run_on_worker, instance, backend, suite.task_of(instance),
-                                       suite.timeout_of(instance), grace, memory_mb, key=f"edgematch-run-{batch}-{n}",
-                                       retries=RETRIES, pure=False)
-                waiting[future.key] = (instance, backend, repeat)
-                futures.append(future)
+            tasks = Tasks(client, "run")
+            for n, (instance, backend, _) in enumerate(todo):
+                tasks.submit(n, run_on_worker, instance, backend, suite.task_of(instance), suite.timeout_of(instance),
+                             grace, memory_mb)
             for instance, backend, _ in todo[:jobs]:
                 watcher.started(instance, backend)
-            done = dd.as_completed(futures)
             watcher.eta(estimate.remaining(todo, [], jobs))
+
+            def file(n: int, record: RunRecord, where: dict[str, Any] | None) -> str:
+                record.repeat = todo[n][2]
+                if (record.instance, record.backend, record.repeat) in filed:
+                    return ""
+                filed.add((record.instance, record.backend, record.repeat))
+                if where is not None and _count_host(hosts, where):
+                    store.update_environment(session, hosts=hosts)
+                _store(store, session, record, watcher, estimate)
+                rest = [r for r in todo if (r[0].key, r[1], r[2]) not in filed]
+                if len(rest) >= jobs:
+                    watcher.started(*rest[jobs - 1][:2])
+                watcher.eta(estimate.remaining(rest, [], jobs))
+                return ""
+
+            def done(n: Hashable, got: tuple[RunRecord, dict[str, Any]]) -> str:
+                record, where = got
+                record.counters = {**record.counters, "host": where["host"]}
+                return file(int(n), record, where)  # type: ignore[call-overload]
+
+            def lost(n: Hashable, error: BaseException | None) -> None:
+                instance, backend, _ = todo[int(n)]  # type: ignore[call-overload]
+                name = type(error).__name__
+                why = (f"its Dask worker died while running it, {name}" if name == "KilledWorker"
+                       else f"the Dask task failed: {name}: {error}")
+                task = suite.task_of(instance)
+                file(int(n), RunRecord(instance.key, backend, task, "error", "crashed", "error", 0.0,  # type: ignore[call-overload]
+                                       message=why).about(instance), None)
+
             try:
-                while waiting:
-                    ready = done.next_batch(block=False) if done.has_ready() else []
-                    if not ready:
-                        time.sleep(POLL_SECONDS)
-                    for future in ready:
-                        run = waiting.pop(future.key, None)
-                        if run is None:
-                            continue
-                        record = _filed(future, *run, suite)
-                        if (record.instance, record.backend, record.repeat) in filed:
-                            continue
-                        filed.add((record.instance, record.backend, record.repeat))
-                        host = record.counters.get("host")
-                        if host and _count_host(hosts, host, future):
-                            store.update_environment(session, hosts=hosts)
-                        _store(store, session, record, watcher, estimate)
-                        left = [r for r in todo if (r[0].key, r[1], r[2]) not in filed]
-                        if len(left) >= jobs:
-                            watcher.started(*left[jobs - 1][:2])
-                        watcher.eta(estimate.remaining(left, [], jobs))
+                tasks.collect(done, lost, poll=POLL_SECONDS)
             finally:
-                if waiting:  # interrupted: outstanding runs are cancelled, not stored
-                    with contextlib.suppress(Exception):
-                        client.cancel([f for f in futures if f.key in waiting], force=True)
+                left = tasks.cancel(force=True)  # interrupted: outstanding runs are cancelled, not stored
     finally:
-        complete = not waiting and not skipped
+        complete = not left and not skipped
         store.close_session(session, time.perf_counter() - began, complete)
         stretch["load_after"] = load_average()
         stretches = store.session(session).environment.get("stretches", [])
@@ -125,29 +126,10 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
     return complete
 
 
-_machines: dict[str, dict[str, Any]] = {}  # future key -> machine, for the host table
-
-
-def _filed(future: Any, instance: Instance, backend: str, repeat: int, suite: Suite) -> RunRecord:
-    """The run a finished task stands for: its record with the worker's host name, or (the task failed for good,
-    e.g. its workers kept dying) a crashed run saying why."""
-    task = suite.task_of(instance)
-    if future.status == "error":
-        exc = future.exception()
-        why = (f"its Dask worker died while running it, {type(exc).__name__}" if type(exc).__name__ == "KilledWorker"
-               else f"the Dask task failed: {type(exc).__name__}: {exc}")
-        record = RunRecord(instance.key, backend, task, "error", "crashed", "error", 0.0, message=why).about(instance)
-    else:
-        record, where = future.result()
-        record.counters = {**record.counters, "host": where["host"]}
-        _machines[future.key] = where
-    record.repeat = repeat
-    return record
-
-
-def _count_host(hosts: dict[str, dict[str, Any]], host: str, future: Any) -> bool:
-    """Count a run on ``host``; True when the host is new (the environment is then written at once)."""
-    where = _machines.pop(future.key, {"host": host})
+def _count_host(hosts: dict[str, dict[str, Any]], where: dict[str, Any]) -> bool:
+    """Count a run on the machine ``where`` (:func:`machine`); True when it is new (the environment is then
+    written at once)."""
+    host = where["host"]
     entry = hosts.get(host)
     if entry is None:
         hosts[host] = {k: v for k, v in where.items() if k != "host"} | {"runs": 1}

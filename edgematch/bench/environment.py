@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from edgematch.solvers.processes import usable_cores
+from edgematch.solvers.parallel.processes import usable_cores
 
 # distributions whose versions decide the figures: the project, the solver libraries (the native loops' C
 # compiler is recorded apart, as ``c_kernel``)

@@ -103,7 +103,7 @@ def load_note(environment: dict[str, Any]) -> str | None:
 
 def jobs_note(jobs: int, environment: dict[str, Any]) -> str:
     """The caveat of runs that went ``jobs`` at a time, weighed against the cores the bench could use (its CPU
-    affinity, :func:`edgematch.solvers.processes.usable_cores`, as recorded), not the machine's: under
+    affinity, :func:`edgematch.solvers.parallel.processes.usable_cores`, as recorded), not the machine's: under
     ``taskset -c 1`` two runs shared one core."""
     usable, machine = environment.get("usable_cores"), environment.get("cores")
     usable = usable or machine

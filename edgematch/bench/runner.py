@@ -62,7 +62,7 @@ from edgematch.bench.suite import Instance
 from edgematch.core.checker import check
 from edgematch.core.model import Solution
 from edgematch.solvers.base import Question
-from edgematch.solvers.processes import adopt, context, kill_group, own_group
+from edgematch.solvers.parallel.processes import adopt, context, kill_group, own_group
 
 GRACE_SECONDS = 2.0
 SETUP_SECONDS = 60.0  # how long a run's child may take to load its backend before it is filed as a set-up error

@@ -30,7 +30,7 @@ from edgematch.bench.store import UNKNOWN_FINGERPRINT, Store
 from edgematch.bench.suite import Instance, Suite
 from edgematch.errors import EdgematchError, MissingDependencyError, UsageError
 from edgematch.solvers.base import Task, backend_of, with_spec
-from edgematch.solvers.processes import sigint
+from edgematch.solvers.parallel.processes import sigint
 
 
 @dataclass

@@ -556,7 +556,7 @@ def _call(puzzle: Puzzle, backend: str, per_call: float) -> Answer:
 
 def _serve(conn: Connection) -> None:
     """A worker: answer calls until told to stop (or the parent goes away)."""
-    from edgematch.solvers.processes import own_group
+    from edgematch.solvers.parallel.processes import own_group
 
     own_group()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
@@ -573,7 +573,7 @@ def _serve(conn: Connection) -> None:
 
 class _Worker:
     def __init__(self) -> None:
-        from edgematch.solvers.processes import adopt, context
+        from edgematch.solvers.parallel.processes import adopt, context
 
         ctx = context()
         self.conn, child = ctx.Pipe()
@@ -590,7 +590,7 @@ class _Worker:
         self.conn.send((call, puzzle, call[1], per_call))
 
     def stop(self, kill: bool = True) -> None:
-        from edgematch.solvers.processes import kill_group
+        from edgematch.solvers.parallel.processes import kill_group
 
         if kill:
             kill_group(self.process.pid)

@@ -277,7 +277,7 @@ def bench(
         overrides = replace(_overrides(backends, sizes, colours, seeds, timeout, task, families), repeat=repeat)
         _check_jobs(jobs)
         if cluster is not None:
-            from edgematch.solvers.cluster import check_cluster
+            from edgematch.solvers.parallel.cluster import check_cluster
 
             check_cluster(cluster, reach=True)  # malformed, or no scheduler there: one line, nothing stored
         if resume:

@@ -37,8 +37,8 @@ from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
 from edgematch.solvers.base import Question, Task
 from edgematch.solvers.confirm import Confirmation, Disagreement, family
+from edgematch.solvers.parallel.processes import INTERRUPTED
 from edgematch.solvers.policy import POLICY_FILE, SHIPPED, choose
-from edgematch.solvers.processes import INTERRUPTED
 
 Progress = Callable[[dict[str, float]], None]  # what a live progress line is given to report to
 

@@ -206,7 +206,7 @@ def xcheck_cmd(
     rotations or not, duplicates, true and wrong hints, planted and random) on every backend, distinct too,
     against each other and a brute force; each disagreement is written out as a reproducer. Exit 1 on any;
     exit 2 when a file in a folder given was not a puzzle (skipped, the others checked)."""
-    from edgematch.solvers.processes import usable_cores
+    from edgematch.solvers.parallel.processes import usable_cores
 
     with reported():
         if jobs is not None and jobs < 1:

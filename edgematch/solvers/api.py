@@ -42,8 +42,8 @@ from edgematch.solvers.base import (
     Task,
     get_backend,
 )
+from edgematch.solvers.parallel.processes import INTERRUPTED
 from edgematch.solvers.policy import choose
-from edgematch.solvers.processes import INTERRUPTED
 
 AUTO = "auto"
 PuzzleLike = Puzzle | str | os.PathLike[str]  # a puzzle, or the path of a puzzle file
@@ -62,7 +62,7 @@ WORKERS_PER_CORE = 4
 
 def max_workers() -> int:
     """The most ``workers`` a call may ask for on this machine: max(16, 4 x usable cores)."""
-    from edgematch.solvers.processes import usable_cores
+    from edgematch.solvers.parallel.processes import usable_cores
 
     return max(MIN_WORKERS_CAP, WORKERS_PER_CORE * usable_cores())
 
@@ -85,7 +85,7 @@ def seconds_problem(value: object) -> str | None:
 def check_workers(workers: object) -> int:
     """``workers`` checked: a whole number from 1 to :func:`max_workers`."""
     cap = max_workers()
-    from edgematch.solvers.processes import usable_cores
+    from edgematch.solvers.parallel.processes import usable_cores
 
     why = f" here (the larger of {MIN_WORKERS_CAP} and {WORKERS_PER_CORE} x the {usable_cores()} usable cores)"
     return whole_number(workers, "workers", 1, cap, why)
@@ -174,7 +174,7 @@ def _on_cluster(task: Task, cluster: object) -> Task:
     checked here, before anything runs; Dask itself is imported only when the search starts)."""
     if cluster is None:
         return task
-    from edgematch.solvers.cluster import cluster_problem
+    from edgematch.solvers.parallel.cluster import cluster_problem
 
     problem = cluster_problem(cluster)
     if problem:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from edgematch.core.model import MAX_DIGITS, Puzzle, Solution, is_integer_word
 from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError, shown
-from edgematch.solvers.processes import INTERRUPTED
+from edgematch.solvers.parallel.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
 MAX_TIME_LIMIT = 10_000_000.0  # the longest time limit taken (about 116 days): past it a limit is a typo
@@ -64,7 +64,7 @@ class Task:
     # poll it between its steps and carry on from that board when it beats its own (``best --workers``)
     incumbent: Callable[[], tuple[Solution, int] | None] | None = None
     # where the search's parts run instead of this machine's cores: "local:N", a Dask scheduler address or a
-    # dask.distributed.Client (edgematch.solvers.cluster); None runs here
+    # dask.distributed.Client (edgematch.solvers.parallel.cluster); None runs here
     cluster: Any = None
 
 

@@ -34,7 +34,7 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.improving import Improvements
-from edgematch.solvers.processes import TIME_LIMIT, ChildDied, stream
+from edgematch.solvers.parallel.processes import TIME_LIMIT, ChildDied, stream
 
 STOP_MARGIN = 0.05  # CP-SAT is told to stop this much before the deadline, so it reports before the kill
 # best: above this many placements CP-SAT's presolve is skipped (16x16 E2-like, 155k placements: the first

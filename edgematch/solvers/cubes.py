@@ -32,7 +32,7 @@ first (most literals implied: the smallest sub-problems, settled fastest). A sat
 - ``workers=N``: that child builds the CNF, the cubes and their order once, loads the solver, and forks N
   workers that inherit the loaded solver; it deals them the cubes one at a time. The first board stops them. A
   worker that dies (``kill -9``) is noted and its cube is solved again by another (the rule of
-  :class:`~edgematch.solvers.processes.Dealer`), so "every cube unsatisfiable" stays a proof; when every
+  :class:`~edgematch.solvers.parallel.processes.Dealer`), so "every cube unsatisfiable" stays a proof; when every
   worker died with cubes left, the answer is an error that names the cubes never settled, not "no solution".
 - On a Dask cluster (:func:`run_cluster`): the client plans the cubes (the native tables only, no CNF), deals
   them round-robin into batches, a few per worker thread, and submits each batch as a task; a task forks a
@@ -60,18 +60,16 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError, shown
-from edgematch.solvers.processes import (
+from edgematch.solvers.parallel.processes import (
     INTERRUPTED,
     LOST,
     TIME_LIMIT,
-    ChildDied,
     Dealer,
     context,
     dealt,
@@ -86,7 +84,6 @@ MAX_CUBES = 1_000_000  # the most cubes -O cubes= may ask for (the split's level
 BATCHES_PER_THREAD = 4  # cluster: batches per worker thread, so a thread that drew easy cubes takes another
 STOP_POLL_SECONDS = 0.5  # cluster: how often a running batch asks whether another found the board
 REPORT_AHEAD = 0.1  # cluster: seconds before the limit the batches stop, to report in time
-POLL_SECONDS = 0.1  # how often a waiting parent looks at the clock
 
 
 def cube_count(value: object) -> int | None:
@@ -239,11 +236,11 @@ def conquer(sat: Any, enc: Any, cubes: Iterable[list[int]], settled: Callable[[]
 
 def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: Callable[[Any], None]
                 ) -> tuple[list | None, dict[str, float], bool]:
-    """Fork ``workers`` processes, each with a copy of the loaded solver ``sat``, and deal them the cubes one at a
-    time (:class:`~edgematch.solvers.processes.Dealer`); forward each settled cube. Returns the first board (the
-    workers are then killed) or None, the counters, and whether every cube was settled unsatisfiable. A worker
-    that dies is noted (a ``lost`` message) and the others go on, solving its cube again: the proof stays whole;
-    when every worker died with cubes left, it is not proven. The workers die with this process."""
+    """Fork ``workers`` processes, each with a copy of the loaded solver ``sat``, and deal them the cubes one at a time
+    (:class:`~edgematch.solvers.parallel.processes.Dealer`); forward each settled cube. Returns the first board (the
+    workers are then killed) or None, the counters, and whether every cube was settled unsatisfiable. A worker that
+    dies is noted (a ``lost`` message) and the others go on, solving its cube again: the proof stays whole; when every
+    worker died with cubes left, it is not proven. The workers die with this process."""
     ctx = context()
     dealer = Dealer(len(cubes), "cube", "solving", "cube worker")
     counters: dict[int, dict[str, float]] = {}  # each worker's accumulated counters, as last sent
@@ -278,8 +275,8 @@ def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: 
 
 
 def _worker(conn: Any, slot: int, sat: Any, enc: Any, cubes: list[list[int]]) -> None:
-    """One cube worker: solve the cubes its parent deals (:func:`~edgematch.solvers.processes.dealt`), answering
-    each with (cube, (slot, board or None, the solver's counters so far))."""
+    """One cube worker: solve the cubes its parent deals (:func:`~edgematch.solvers.parallel.processes.dealt`),
+    answering each with (cube, (slot, board or None, the solver's counters so far))."""
     worker_child()
     for index in dealt(conn):
         board, stats = conquer(sat, enc, [cubes[index]])
@@ -300,6 +297,7 @@ class Conquest:
     counters: dict[str, float] = field(default_factory=dict)
     types: Any = None
     turns: int = 1
+    lost: list[str] = field(default_factory=list)  # batches lost on the cluster for good: never settled
 
 
 def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, cluster: Any,
@@ -311,7 +309,8 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     from edgematch.core.symmetry import board_turns
     from edgematch.core.tiletypes import tile_types
     from edgematch.encodings.domains import anchor
-    from edgematch.solvers.cluster import connected, distributed, threads
+    from edgematch.solvers.parallel.cluster import connected, threads
+    from edgematch.solvers.parallel.tasks import Tasks, wall_deadline
 
     connecting = start = time.monotonic()
     deadline = None
@@ -319,71 +318,52 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     turns = board_turns(puzzle)
     out = Conquest(types=types, turns=len(turns) if options.symmetry and anchor(puzzle, types, turns) is not None
                    else 1)
-    futures: dict[str, Any] = {}
+    left: list[Hashable] = []
     try:
         with connected(cluster) as client:
             start = time.monotonic()
             deadline = None if time_limit is None else start + time_limit
             out.counters["cluster_start_seconds"] = start - connecting
-            dd = distributed()
             width = threads(client)
             target = target or per_thread * width
             plan = plan_cubes(puzzle, target, options.symmetry, deadline)
             batches = max(1, min(len(plan.cubes), width * BATCHES_PER_THREAD))
             out.counters.update({"cubes_asked": target, "cubes": len(plan.cubes), "cube_depth": plan.depth,
                                  "split_nodes": plan.nodes, "batches": batches, "cubes_unsat": 0})
-            run = uuid.uuid4().hex[:12]
-            stop = dd.Event(f"edgematch-cubes-{run}", client=client)
-            wall = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
+            tasks = Tasks(client, "cubes")
+            wall = wall_deadline(deadline, REPORT_AHEAD)
             for b in range(batches):
-                future = client.submit(conquer_batch, puzzle, options, solver, plan.cubes[b::batches], wall,
-                                       stop.name, key=f"edgematch-cubes-{run}-{b}", pure=False)
-                futures[future.key] = future
-            done = dd.as_completed(list(futures.values()))
+                tasks.submit(b, conquer_batch, puzzle, options, solver, plan.cubes[b::batches], wall, tasks.stop_name)
+
+            def on_result(_: Hashable, result: tuple[list | None, dict[str, float], bool]) -> str:
+                board, counters, settled = result
+                added(out.counters, counters)
+                if board is not None:
+                    out.board = board
+                    return "board"
+                return "" if settled else TIME_LIMIT  # stopped (its deadline) before every cube was settled
+
+            def lost(b: Hashable, error: BaseException | None) -> None:
+                why = f"{type(error).__name__}: {error}" if error is not None else "lost"
+                out.lost.append(f"batch {b} of cubes failed on the cluster ({why})")
+
             try:
-                out.stopped = _gather(done, futures, out, deadline)
+                reason = tasks.collect(on_result, lost, deadline)
+                out.stopped = "" if reason == "board" else reason
             except KeyboardInterrupt:
                 out.stopped = INTERRUPTED
             finally:
-                with contextlib.suppress(Exception):
-                    stop.set()  # running batches see it and kill their solvers
-                if futures:
-                    with contextlib.suppress(Exception):
-                        client.cancel(list(futures.values()))
+                tasks.stop()  # running batches see it and kill their solvers
+                left = tasks.cancel()
             ended = time.monotonic()
         out.counters["cluster_close_seconds"] = time.monotonic() - ended
     except KeyboardInterrupt:
         out.stopped = INTERRUPTED
-    out.finished = out.board is None and not out.stopped and not futures
+    out.finished = out.board is None and not out.stopped and not left and not out.lost
     if out.board is not None:
         out.stopped = ""
     out.counters["seconds"] = time.monotonic() - start - out.counters.get("cluster_close_seconds", 0.0)
     return out
-
-
-def _gather(done: Any, futures: dict[str, Any], out: Conquest, deadline: float | None) -> str:
-    """Take batch results as they come until a board (``""``), every batch settled (``""``) or the deadline
-    (:data:`TIME_LIMIT`); a batch that failed raises ChildDied."""
-    while futures:
-        if deadline is not None and time.monotonic() >= deadline:
-            return TIME_LIMIT
-        batch = done.next_batch(block=False) if done.has_ready() else []
-        if not batch:
-            time.sleep(POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic())))
-        for future in batch:
-            if futures.pop(future.key, None) is None or future.status == "cancelled":
-                continue
-            if future.status == "error":
-                raise ChildDied(f"a batch of cubes failed on the cluster: {type(future.exception()).__name__}: "
-                                f"{future.exception()}")
-            board, counters, settled = future.result()
-            added(out.counters, counters)
-            if board is not None:
-                out.board = board
-                return ""
-            if not settled:  # stopped (its deadline) before every cube of the batch was settled
-                return TIME_LIMIT
-    return ""
 
 
 def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], wall_deadline: float | None,
@@ -391,7 +371,7 @@ def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], 
     """Run on a Dask worker: conquer ``cubes`` in a forked child (killed at ``wall_deadline``, a ``time.time()``
     instant, or when the client sets the stop event). Returns the board found (or None), the counters, and
     whether every cube was settled."""
-    from edgematch.solvers.cluster import distributed
+    from edgematch.solvers.parallel.cluster import distributed
 
     event = distributed().Event(stop_name)
     last = [0.0]

@@ -239,7 +239,7 @@ def _races_fairly(backend: str) -> bool:
     """A portfolio rule needs a core per member: on one core the members only take turns."""
     if not backend.startswith("portfolio"):
         return True
-    from edgematch.solvers.processes import usable_cores
+    from edgematch.solvers.parallel.processes import usable_cores
 
     return usable_cores() >= 2
 

@@ -38,7 +38,7 @@ from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, get_backend
-from edgematch.solvers.processes import (
+from edgematch.solvers.parallel.processes import (
     INTERRUPTED,
     TIME_LIMIT,
     adopt,

@@ -50,7 +50,7 @@ from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_of
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.cubes import conquer_child, cube_count
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
-from edgematch.solvers.processes import INTERRUPTED, ChildDied, stream
+from edgematch.solvers.parallel.processes import INTERRUPTED, ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
 MAXSAT = ("rc2", "linear")  # the best-score searches; the first is the default
@@ -229,36 +229,34 @@ class SatBackend(Backend):
     def _on_cluster(self, puzzle: Puzzle, task: Task, options: Any, solver: str, started: float) -> Result:
         """A first solution by cube-and-conquer on ``task.cluster`` (batches of cubes as Dask tasks). Without
         the option, :data:`CUBES_PER_WORKER` cubes per worker thread of the cluster."""
-        from edgematch.solvers.cluster import describe
         from edgematch.solvers.cubes import run_cluster
+        from edgematch.solvers.parallel.cluster import describe
 
         cubes = cube_count(task.options["cubes"]) if "cubes" in task.options else None
         left = None if task.time_limit is None else task.time_limit - (time.monotonic() - started)
-        message = ""
-        try:
-            got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
-        except ChildDied as exc:
-            got, message = None, f"sat:{solver}: {exc}"
-        took = time.monotonic() - started  # the cluster's start and close are reported apart
-        if got is not None:
-            took -= got.counters.get("cluster_start_seconds", 0.0) + got.counters.get("cluster_close_seconds", 0.0)
+        got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
+        # the cluster's start and close are reported apart
+        took = time.monotonic() - started - got.counters.get("cluster_start_seconds", 0.0) \
+            - got.counters.get("cluster_close_seconds", 0.0)
         result = Result(
-            backend=f"sat:{solver}", status=Status.ERROR if got is None else Status.TIMEOUT,
-            timings=Timings(build=0.0, solve=took), message=message,
-            counters={} if got is None else dict(got.counters),
+            backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=0.0, solve=took),
+            counters=dict(got.counters),
             options={"solver": solver, **{k: getattr(options, k) for k in CNF_OPTIONS},
-                     "cubes": cubes if got is None else int(got.counters.get("cubes_asked", 0)),
-                     "cluster": describe(task.cluster)},
+                     "cubes": int(got.counters.get("cubes_asked", 0)), "cluster": describe(task.cluster)},
         )
-        if got is None:
-            return result
         if got.board is not None:
             result.status = Status.SOLVED
             result.solutions = [decode(puzzle, got.types, got.board)]
         elif got.finished:
             result.status = Status.UNSAT
+        elif got.lost and not got.stopped:  # every other batch settled: neither an answer nor its absence
+            result.status = Status.ERROR
         else:
             result.message = got.stopped or "time limit"
+        if got.lost:
+            notes = "; ".join(got.lost) + ("; the others went on" if got.board is not None or got.stopped else
+                                            "; the others went on, so neither a solution nor its absence is proven")
+            result.message = "; ".join(m for m in (result.message, notes) if m)
         return result
 
     def _best(self, puzzle: Puzzle, task: Task) -> Result:

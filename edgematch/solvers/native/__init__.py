@@ -55,7 +55,7 @@ from edgematch.solvers.native.tables import (
     decode,
     expand,
 )
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
@@ -495,6 +495,6 @@ def _cluster_named(task: Task) -> dict[str, str]:
     """The cluster a result ran on, for its options (nothing when it ran here)."""
     if task.cluster is None:
         return {}
-    from edgematch.solvers.cluster import describe
+    from edgematch.solvers.parallel.cluster import describe
 
     return {"cluster": describe(task.cluster)}

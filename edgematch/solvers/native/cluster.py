@@ -1,6 +1,6 @@
 """The native search's parts on a Dask cluster: ``count`` and ``solve --all`` beyond one machine.
 
-``task.cluster`` names where the parts run (:func:`edgematch.solvers.cluster.connected`: ``local:N``, a
+``task.cluster`` names where the parts run (:func:`edgematch.solvers.parallel.cluster.connected`: ``local:N``, a
 scheduler address, or a ``dask.distributed.Client``).
 
 :func:`run_parts` plans :data:`PARTS_PER_WORKER` parts per worker thread of the cluster, at most
@@ -18,11 +18,10 @@ therefore costs at most one child's subtree per part, and idle workers pick up t
 part is not cut mid-search: the kernel's stack is not plain data, so only whole children move.)
 
 Counts merge exactly: results are keyed by part index, and a part's result is merged once even if Dask
-delivered it twice. Faults: a worker that dies mid-task makes the scheduler run its tasks again elsewhere
-(Dask's ``distributed.scheduler.allowed-failures``, 3 by default, bounds how often before it gives up with
-``KilledWorker``, which becomes a backend error); a task that *raises* is retried once (``retries=1``),
-since a transient failure (a connection, memory) deserves one more try and a bug fails the same way twice.
-Either way the client stores the part's result once. The time limit and Ctrl-C set a Dask ``Event`` the
+delivered it twice. Faults follow the rule of :mod:`edgematch.solvers.parallel.tasks`: a killed worker's part
+runs again elsewhere, a part that raises runs once more; a part lost for good is named in the result, the others
+go on, and the count is a lower bound (status error, as when every local worker dies with parts left).
+The time limit and Ctrl-C set a Dask ``Event`` the
 running parts poll (every 0.5 s; less often on over 250 worker threads, to keep the scheduler's load down;
 they stop and report what they searched; at the time limit they stop :data:`REPORT_AHEAD` early by
 themselves); the client cancels the parts the scheduler has not yet handed to a worker, waits briefly for
@@ -39,20 +38,20 @@ import itertools
 import pickle
 import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
-from edgematch.solvers.cluster import connected, distributed, threads
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
-from edgematch.solvers.native.parts import Part, merge, plan
+from edgematch.solvers.native.parts import Split, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+from edgematch.solvers.parallel.cluster import connected, distributed, threads
+from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+from edgematch.solvers.parallel.tasks import Tasks, wall_deadline
 
 PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one
 SPLIT_SECONDS = 5.0  # a part searching longer than this hands its unsearched children back as new parts
@@ -60,7 +59,6 @@ REPORT_AHEAD = 0.1  # seconds before the limit the parts stop searching, to repo
 COLLECT_SECONDS = 0.5  # once stopped (Ctrl-C), how long running parts get past their poll to report what they searched
 LATE_SECONDS = 0.1  # past the time limit, how long they get (they stop REPORT_AHEAD before it by themselves; the
 # call ends within 0.25 s of its limit, cancelling and closing included)
-POLL_SECONDS = 0.1  # how often the client looks for finished parts (and updates the progress)
 FINAL_POLL_SECONDS = 0.01  # and once stopped, waiting for the last running parts' reports
 STOP_POLL_SECONDS = 0.5  # how often a running part asks the scheduler whether it should stop
 # The scheduler spends about 1 ms per task (distributed.dask.org) and answers every part's stop question: on a
@@ -68,7 +66,6 @@ STOP_POLL_SECONDS = 0.5  # how often a running part asks the scheduler whether i
 MAX_PARTS = 20_000  # parts planned at most (about 20 s of the scheduler's time)
 SPLITS_PER_SECOND = 100  # long parts return at most this often, over the whole cluster
 QUESTIONS_PER_SECOND = 500  # stop questions per second, at most, over the whole cluster
-RETRIES = 1  # a task that raises runs once more (a killed worker's tasks are rescheduled by the scheduler)
 
 
 def digest(tables: Tables) -> str:
@@ -187,142 +184,88 @@ def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
 
 
 def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capacity: int,
-              memo: float | None = None) -> Outcome:
+              memo: float | None = None) -> Split:
     """Count (or list, up to ``want``) by running the parts of the tree on ``task.cluster`` and merging their
     outcomes exactly. The time limit counts from when the cluster is ready: starting a local cluster (1-10 s of
     spawning and importing, however short the limit) and closing it are reported apart (``Outcome.started``,
     ``Outcome.closed``); planning, submitting, the workers building their tables and collecting count. ``memo``:
-    each worker thread counts with a memo table of that many MiB."""
+    each worker thread counts with a memo table of that many MiB. A part lost for good (its workers kept dying,
+    or it raised twice: :mod:`edgematch.solvers.parallel.tasks`) is noted and the others go on; the count is
+    then a lower bound and the result says which parts were never searched (``failed``, ``notes``)."""
     began = time.monotonic()
-    total = Outcome(finished=True)
+    total = Split(finished=True)
     reason = ""
+    lost: list[str] = []
     with connected(task.cluster) as client:
         start = time.monotonic()
         total.started = start - began
         deadline = None if task.time_limit is None else start + task.time_limit
-        dd = distributed()
         width = threads(client)
         split = max(SPLIT_SECONDS, width / SPLITS_PER_SECOND)
         poll = max(STOP_POLL_SECONDS, width / QUESTIONS_PER_SECOND)
         parts, total.nodes = plan(tables, min(width * PARTS_PER_WORKER, MAX_PARTS), deadline)
-        wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
-        run = uuid.uuid4().hex[:12]
-        stop = dd.Event(f"edgematch-stop-{run}", client=client)
+        tasks = Tasks(client, "part")
         numbers = itertools.count(len(parts))
-        symmetry = tables.anchor is not None
-        expected = digest(tables)
-        flying: dict[str, int] = {}  # future key -> part index
         merged: set[int] = set()
-        futures: dict[int, Any] = {}
-
         # the puzzle goes pickled once: Dask pickles a Puzzle argument again for every task (1-8 ms of the client's
         # time each: 343 parts of a 16x16 took 2.4 s of CPU to submit, against 0.3 s for its bytes)
-        given = {"puzzle": pickle.dumps(puzzle), "order": tables.order_name, "symmetry": symmetry,
-                 "expected": expected, "capacity": capacity, "distinct": task.distinct, "deadline": wall_deadline,
-                 "want": want, "stop_name": stop.name, "split_seconds": split, "stop_poll": poll, "memo": memo}
+        given = {"puzzle": pickle.dumps(puzzle), "order": tables.order_name, "symmetry": tables.anchor is not None,
+                 "expected": digest(tables), "capacity": capacity, "distinct": task.distinct,
+                 "deadline": wall_deadline(deadline, REPORT_AHEAD), "want": want, "stop_name": tasks.stop_name,
+                 "split_seconds": split, "stop_poll": poll, "memo": memo}
 
-        def key(index: int) -> str:
-            return f"edgematch-part-{run}-{index}"
+        def on_result(index: Hashable, result: tuple[Outcome, list[tuple[int, ...]]], more: bool = True) -> str:
+            if index in merged:  # delivered twice: merged once
+                return ""
+            merged.add(int(index))  # type: ignore[call-overload]
+            outcome, rest = result
+            merge(total, outcome)
+            if rest and not more:
+                total.finished = False  # stopped before its children were searched
+            for prefix in rest if more else ():  # a long part's unsearched children become new parts
+                tasks.submit(next(numbers), part_task, prefix, **given)
+            return "solution limit" if want is not None and len(total.found) >= want else ""
 
-        def track(index: int, future: Any) -> Any:
-            flying[future.key] = index
-            futures[index] = future
-            return future
+        def on_lost(index: Hashable, error: BaseException | None) -> None:
+            total.finished = False
+            why = f"{type(error).__name__}: {error}" if error is not None else "lost"
+            lost.append(f"part {index} failed on the cluster ({why})")
 
-        def submit(part: Part) -> Any:
-            return track(part.index, client.submit(part_task, part.prefix, key=key(part.index), retries=RETRIES,
-                                                   pure=False, **given))
+        def refresh() -> None:
+            if task.progress is not None:
+                task.progress({"nodes": total.nodes, "solutions": total.solutions,
+                               "elapsed": time.monotonic() - start})
 
-        # the plan in one message (submitting parts one by one took ~1 ms each; hundreds at the limit's start)
-        first = client.map(part_task, [part.prefix for part in parts], key=[key(part.index) for part in parts],
-                           retries=RETRIES, pure=False, **given)
-        done = dd.as_completed([track(part.index, future) for part, future in zip(parts, first, strict=True)])
+        tasks.map([part.index for part in parts], part_task, [part.prefix for part in parts], **given)
         try:
             # until the parts' own stop (REPORT_AHEAD before the limit): a part started later searches nothing
-            parts_stop = None if deadline is None else deadline - REPORT_AHEAD
-            reason = _collect(done, futures, flying, merged, total, task, want, start, parts_stop, submit, numbers)
+            reason = tasks.collect(on_result, on_lost, None if deadline is None else deadline - REPORT_AHEAD,
+                                   refresh)
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:
-            stopped = False  # the stop event set (one round trip to the scheduler, not two)
-            queued: dict[int, Any] = {}
-            if futures and reason != "solution limit":
-                with contextlib.suppress(Exception):
-                    stop.set()
-                    stopped = True
-                queued = _set_aside_queued(client, futures, flying)
-                if queued:
+            if tasks.pending and reason != "solution limit":
+                tasks.stop()
+                if tasks.set_aside_queued():
                     total.finished = False
                 until = time.monotonic() + COLLECT_SECONDS + poll
                 if reason == TIME_LIMIT and deadline is not None:
                     until = min(until, deadline + LATE_SECONDS)
                 with contextlib.suppress(KeyboardInterrupt):
-                    _collect(done, futures, flying, merged, total, task, None, start, until, None, numbers,
-                             FINAL_POLL_SECONDS)
-            if futures or queued:  # one cancel for every part left (a round trip: 0.1-0.4 s on a loaded machine;
-                # leaving them to a local cluster's close made that slower by more)
-                with contextlib.suppress(Exception):
-                    client.cancel([*futures.values(), *queued.values()])
-            if not stopped:
-                with contextlib.suppress(Exception):
-                    stop.set()  # parts already running see it and end (a running task cannot be cancelled)
-        if futures:
-            total.finished = False
+                    tasks.collect(lambda i, r: on_result(i, r, more=False), on_lost, until, refresh,
+                                  FINAL_POLL_SECONDS)
+            if tasks.cancel():  # one cancel for every part left (a round trip: 0.1-0.4 s on a loaded machine)
+                total.finished = False
+            tasks.stop()  # parts already running see it and end (a running task cannot be cancelled)
         ended = time.monotonic()
     total.closed = time.monotonic() - ended
     if not reason and not total.finished:
         reason = TIME_LIMIT
     total.stopped = reason
+    if lost:
+        total.failed = not reason
+        total.notes = "; ".join(lost) + ("; the others went on, so what was counted is a lower bound")
+        if total.failed:
+            total.stopped = ""
     total.seconds = ended - start
     return total
-
-
-def _set_aside_queued(client: Any, futures: dict[int, Any], flying: dict[str, int]) -> dict[int, Any]:
-    """Once stopped, take the parts not yet handed to a worker (most of the plan when the time runs out) out of
-    ``futures`` and ``flying``, so the call waits only for the running ones, which stop at the deadline or the
-    stop event: queued parts would each start, see the deadline passed and report nothing, one after another
-    (about 0.3 s for 92 parts on 2 workers). Returns them, for the caller to cancel with the rest (the count is
-    then a lower bound)."""
-    try:
-        busy = {key for keys in client.processing().values() for key in keys}
-    except Exception:  # noqa: BLE001  (a scheduler that cannot be asked: wait for every part, as before)
-        return {}
-    queued = {index: future for index, future in futures.items() if future.key not in busy}
-    for index, future in queued.items():
-        futures.pop(index, None)
-        flying.pop(future.key, None)
-    return queued
-
-
-def _collect(done: Any, futures: dict[int, Any], flying: dict[str, int], merged: set[int], total: Outcome, task: Task,
-             want: int | None, start: float, deadline: float | None, submit: Callable[[Part], Any] | None,
-             numbers: Iterator[int], poll: float = POLL_SECONDS) -> str:
-    """Merge parts as they finish until none is left (``""``), ``want`` solutions are in (``"solution limit"``)
-    or ``deadline`` (monotonic) passes (:data:`TIME_LIMIT`); a part that failed for good raises ChildDied. A
-    finished part's unsearched children are submitted as new parts (when ``submit`` is given)."""
-    while futures:
-        if deadline is not None and time.monotonic() >= deadline:
-            return TIME_LIMIT
-        batch = done.next_batch(block=False) if done.has_ready() else []
-        if not batch:
-            time.sleep(poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic())))
-        for future in batch:
-            index = flying.pop(future.key, None)
-            if index is None or index in merged or future.status == "cancelled":
-                continue
-            futures.pop(index, None)
-            if future.status == "error":
-                raise ChildDied(f"a part failed on the cluster: {type(future.exception()).__name__}: "
-                                f"{future.exception()}")
-            outcome, rest = future.result()
-            merged.add(index)
-            merge(total, outcome)
-            if rest and submit is None:
-                total.finished = False  # stopped before its children were searched
-            for prefix in rest if submit is not None else ():
-                done.add(submit(Part(next(numbers), prefix)))
-        if task.progress is not None:
-            task.progress({"nodes": total.nodes, "solutions": total.solutions, "elapsed": time.monotonic() - start})
-        if want is not None and len(total.found) >= want:
-            return "solution limit"
-    return ""

@@ -11,7 +11,7 @@ A worker that dies (``kill -9``, the out-of-memory killer) is noted and the othe
 part it held and deals it again to a live worker, so the count stays exact (the result says which worker died
 and which part was searched again). Only when every worker has died with parts left does the run fail: the
 count is then a lower bound, and the message names the parts never searched
-(:class:`~edgematch.solvers.processes.Dealer`, the rule every set of workers follows).
+(:class:`~edgematch.solvers.parallel.processes.Dealer`, the rule every set of workers follows).
 
 While a part runs, its worker writes its live node and solution counts into its own slot of a shared array,
 so the parent's progress line shows the merged counts of every worker every few tenths of a second (not
@@ -35,7 +35,7 @@ from edgematch.solvers.base import Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
-from edgematch.solvers.processes import INTERRUPTED, LOST, TIME_LIMIT, Dealer, context, dealt, worker_child
+from edgematch.solvers.parallel.processes import INTERRUPTED, LOST, TIME_LIMIT, Dealer, context, dealt, worker_child
 
 PARTS_PER_WORKER = 8
 REPORT_AHEAD = 0.05  # seconds before the limit the workers stop searching
@@ -90,7 +90,7 @@ class Split(Outcome):
 def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], go: Any, stop: Any, capacity: int,
             distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int,
             memo_mib: float | None = None) -> None:
-    """Search the parts the parent deals over ``conn`` (:func:`~edgematch.solvers.processes.dealt`) and send
+    """Search the parts the parent deals over ``conn`` (:func:`~edgematch.solvers.parallel.processes.dealt`) and send
     each one's index and outcome back. A part dealt once told to stop (or past ``deadline``) comes back
     unsearched, not finished. The part in progress's nodes and solutions go to ``live[2 * slot]`` and
     ``live[2 * slot + 1]``. With ``memo_mib`` the worker counts with a memo table of its own, shared by its
@@ -118,7 +118,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     """Run the parts of the tree on ``task.workers`` processes and merge their outcomes exactly. Planning the
     parts and starting the workers count against the time limit. ``memo``: each worker counts with a memo
     table of that many MiB (a count without the canonical test only). The parts are dealt one at a time
-    (:class:`~edgematch.solvers.processes.Dealer`): a worker that dies is noted and the others go on, searching
+    (:class:`~edgematch.solvers.parallel.processes.Dealer`): a worker that dies is noted and the others go on, searching
     its part again; when every worker died with parts left the result says which (``failed``, ``notes``)."""
     start = time.monotonic()
     deadline = None if task.time_limit is None else start + task.time_limit

@@ -4,34 +4,34 @@ A *chain* is a single-process native first-solution search, run as a black box (
 ``workers=1``, no cluster, the caller's options) with option ``seed`` set to ``seed + i`` for chain ``i``: chain 0
 keeps the caller's seed, so it runs exactly what one process runs and N chains are never worse than one (apart from
 sharing the machine). Chain 1 is the plain depth-first search in a second fill order unless the caller names an
-order, later chains restart only (:func:`~edgematch.solvers.native.best.chains.chain_plan`). Whatever the single
+order, later chains restart only (:func:`chain_plan`). Whatever the single
 search becomes (its options, e.g. propagation, pass through unchanged), the race runs it. After
 :data:`~edgematch.solvers.native.first.sweep.HANDOVER_SECONDS` (option ``handover``: seconds, or ``off``) every
 other chain stops its own search and takes parts of chain 1's, which it splits for them
 (:mod:`edgematch.solvers.native.first.sweep`): the kept search and the restarts answer early or not at all, and
 chain 1's order then gets every core (here, not on a cluster; not when chain 1 restarts or propagates). The chain
-itself is :func:`edgematch.solvers.native.best.chains._chain` (the same child ``best --workers`` runs: its own
+itself is :func:`edgematch.solvers.parallel.chains._chain` (the same child ``best --workers`` runs: its own
 process group, dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and
-on a cluster :func:`edgematch.solvers.native.best.chains.chain_task` (one chain per worker thread, in a child
+on a cluster :func:`edgematch.solvers.parallel.chains.chain_task` (one chain per worker thread, in a child
 process of the worker, stopped through a Dask ``Event``).
 
 - :func:`run_race` (``workers=N``): N chains forked here. The first solution (checked by the independent checker in
   the parent) wins and every other chain's group is killed at once; a chain that *proves* there is no solution (its
   plain search, or one run of its restarts, exhausted the tree: every run is complete) ends the race with status
   unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain died the
-  result is an error naming them. Chains stop :data:`~edgematch.solvers.native.best.chains.REPORT_AHEAD` before the
+  result is an error naming them. Chains stop :data:`~edgematch.solvers.parallel.chains.REPORT_AHEAD` before the
   limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the
   message ``interrupted``). Nothing outlives the call.
 - :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
-  or a ``dask.distributed.Client``; :func:`edgematch.solvers.cluster.connected`). The first checked solution
+  or a ``dask.distributed.Client``; :func:`edgematch.solvers.parallel.cluster.connected`). The first checked solution
   (or proof) back sets the stop ``Event`` the chains' tasks poll (every
-  :data:`~edgematch.solvers.native.best.chains.RELAY_SECONDS`; a stopped task kills its chain) and cancels the rest;
+  :data:`~edgematch.solvers.parallel.chains.RELAY_SECONDS`; a stopped task kills its chain) and cancels the rest;
   a local cluster is closed with the call, and chains die with their worker. A killed worker's chain runs again
   elsewhere (Dask's ``allowed-failures``).
 
 The result: status solved with the winning chain's solution, counters ``winner`` (its index), ``winner_seed`` (when
 that chain restarts with a seed), ``chains``, ``nodes`` (over every chain, as far as each reported: live counts are
-read every :data:`~edgematch.solvers.native.best.chains.POLL_SECONDS` here, every second on a cluster) and
+read every :data:`~edgematch.solvers.parallel.chains.POLL_SECONDS` here, every second on a cluster) and
 ``chain{i}_nodes``; the other counters (kernel, positions, restarts, ...) are the winner's (else chain 0's). Status
 timeout when none was found in time, unsat when a chain proved there is none. Its options are the winner's (its
 order, ...), the caller's ``seed``, the ``seeds`` of the chains and ``winner`` (e.g. ``chain 1 (native:dfs)``).
@@ -39,26 +39,68 @@ order, ...), the caller's ``seed``, the ``seeds`` of the chains and ``winner`` (
 
 from __future__ import annotations
 
-import contextlib
 import time
-import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
-from edgematch.errors import BackendError, UsageError
+from edgematch.errors import BackendError
 from edgematch.solvers.base import Backend, Result, Status, Task, Timings, seconds
-from edgematch.solvers.native.best import chains
 from edgematch.solvers.native.first import sweep
 from edgematch.solvers.native.tables import BuildTimedOut
-from edgematch.solvers.processes import INTERRUPTED, TIME_LIMIT, context, kill_group
+from edgematch.solvers.parallel.chains import (
+    Gathered,
+    Incumbent,
+    Plan,
+    Relay,
+    Running,
+    chain_seed,
+    gather,
+    looked,
+    on_message,
+    spawn,
+    stop_chains,
+)
+from edgematch.solvers.parallel.cluster import connected, describe, threads
+from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, context
 
 # past the limit, how long the parent waits for the chains' own timeout reports (they stop REPORT_AHEAD before it,
 # building included): a late chain only adds its counters, and the call must end within 0.25 s of its limit
 # (at 0.4 s, 40x40 solve -j 2 -t 2 took 2.41 s while a chain built its tables)
 LATE_SECONDS = 0.1
-RETRIES = chains.RETRIES  # on a cluster: a chain's task that raises runs once more
+
+
+# chain 1 of a first-solution race, when the caller names no order: the plain depth-first search in this fill order
+SECOND_ORDER = "band2"
+RESTARTS_ONLY = ("seed", "unit", "keep")  # the restarts' options, which the plain depth-first search has not
+RACE_ONLY = ("handover",)  # the race's own options, which no chain's search takes
+
+
+def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
+    """What chain ``index`` runs: the native variant (None: the caller's) and its options, the caller's with seed
+    ``seed + index``. For a first solution the chains differ in more than their seed. Chain 1, when the caller
+    names no order (nor ``keep``), is the plain depth-first search (``native:dfs``) in another fill order,
+    :data:`SECOND_ORDER`, the rarest colours first: where a solution lies in one order says little about where
+    it lies in another, so it is a second draw at full speed (benchmarks/README.md, "Racing a second fill
+    order"). Later chains (and chain 1 when the order is given) restart only (``keep=off``): the search in the
+    tables' own order is chain 0's, and repeating it beside every other chain's restarts only halves their speed
+    (framed 7x7 c7 seeds 1-5: 2 chains' winners took 286 M nodes in all with it, 214 M without)."""
+    given = {k: v for k, v in task.options.items() if k not in RACE_ONLY}
+    options = {**given, "seed": chain_seed(task) + index}
+    if task.question != "first" or index == 0:
+        return None, options
+    if index == 1 and str(task.options.get("order", "auto")) == "auto" and "keep" not in task.options:
+        plain = {k: v for k, v in given.items() if k not in RESTARTS_ONLY}
+        return "dfs", {**plain, "order": SECOND_ORDER, "values": given.get("values", "rare")}
+    return None, options if "keep" in task.options else {**options, "keep": "off"}
+
+
+def race_plan(backend: Backend, task: Task, index: int) -> tuple[Backend, dict]:
+    """The backend chain ``index`` runs (``backend``, or its sibling variant :func:`chain_plan` names) and its
+    options."""
+    sub, options = chain_plan(task, index)
+    return (backend if sub is None else type(backend)(sub)), options
 
 
 def single(task: Task) -> Task:
@@ -67,24 +109,18 @@ def single(task: Task) -> Task:
 
 
 @dataclass
-class _Race:
+class _Race(Gathered):
     """What the parent (or the cluster's client) holds while the chains race."""
 
-    puzzle: Puzzle
-    task: Task
-    began: float
+    puzzle: Puzzle | None = None
     winner: int | None = None  # the chain whose solution (or proof of none) ended the race
-    finals: dict[int, Result] = field(default_factory=dict)  # each chain's result, as it came
-    lost: list[str] = field(default_factory=list)  # why each chain that ended without a result did
-    usage: UsageError | None = None  # a chain's usage error (every chain meets it): raised to the caller
-    live: dict[int, int] = field(default_factory=dict)  # each chain's nodes, as last reported
 
     def ended(self, index: int, result: Result) -> bool:
         """A chain's result; True when it ends the race (a solution the checker passes, or a proof of none).
         A solution the checker refuses is a backend error, never an answer."""
         self.finals[index] = result
         if isinstance(result.counters.get("nodes"), int):
-            self.live[index] = max(self.live.get(index, 0), int(result.counters["nodes"]))
+            self.looked(index, int(result.counters["nodes"]))
         if result.status is Status.SOLVED and result.solutions:
             verdict = check(self.puzzle, result.solutions[0])
             if not verdict.ok:
@@ -98,22 +134,15 @@ class _Race:
             self.lost.append(f"chain {index} failed: {result.message}")
         return False
 
-    def failed(self, index: int, error: BaseException) -> None:
-        if isinstance(error, UsageError):
-            self.usage = self.usage or error
-        self.lost.append(f"chain {index} failed: {error}")
-
-    def show(self) -> None:
-        if self.task.progress is not None:
-            self.task.progress({"nodes": sum(self.live.values()), "solutions": 0,
-                                "elapsed": time.monotonic() - self.began})
+    def progress(self) -> dict[str, float]:
+        return {"nodes": sum(self.live.values()), "solutions": 0}
 
 
 def _refused(backend: Backend, task: Task) -> None:
     """The options a chain would refuse (a seed that is not a whole number, ...), refused here before anything
     starts: chain 0's and chain 1's (the later chains run chain 0's search, restarts only)."""
     for index in (0, 1):
-        runner, options = chains.chain_runner(backend, task, index)
+        runner, options = race_plan(backend, task, index)
         runner.checked_options(replace(single(task), options=options))
 
 
@@ -125,31 +154,25 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     began = time.monotonic()  # the time limit counts from here, as in one process (loading is not counted)
     deadline = None if task.time_limit is None else began + task.time_limit
     ctx = context()
-    plan: chains.Plan = chains.chain_runner
+    plan: Plan = race_plan
     if after is not None:
         plan = Handover(sweep.Board.create(ctx, puzzle.size).shared, after)
-    unused = chains.Incumbent.create(ctx, 1).shared  # the chain's shared board (a best-only feature)
+    unused = Incumbent.create(ctx, 1).shared  # the chain's shared board (a best-only feature)
     live = ctx.Array("q", task.workers, lock=False)  # each chain's nodes, written by its progress callback
-    got = _Race(puzzle, task, began)
+    got = _Race(task, began, puzzle=puzzle)
     plain = single(task)
-    running: chains.Running = {}
+    running: Running = {}
     started: list[Any] = []
     reason = ""
     try:
-        chains.spawn(ctx, task.workers, lambda index, send: (
+        spawn(ctx, task.workers, lambda index, send: (
             send, backend, puzzle, plain, index, unused, live, index, deadline, plan), running, started)
-        reason = _gather(running, got, live, None if deadline is None else deadline + LATE_SECONDS)
+        reason = gather(running, got, on_message(got, "won"), lambda: looked(got, live),
+                        None if deadline is None else deadline + LATE_SECONDS)
     except KeyboardInterrupt:
         reason = INTERRUPTED
-    finally:
-        for process in started:  # every kill first, so they exit side by side (a winner may still be exiting)
-            kill_group(process.pid)
-        for process in started:
-            if process.pid is not None:
-                process.join(timeout=5)
-        for receive in running:
-            receive.close()
-    got.live = {i: max(got.live.get(i, 0), int(n)) for i, n in enumerate(live)}
+    finally:  # every chain killed at once: a race's losers have nothing to report
+        stop_chains(running, started, got, live, 0.0)
     if got.usage is not None:
         raise got.usage
     where: dict[str, Any] = {"workers": task.workers}
@@ -165,7 +188,7 @@ def handover(task: Task) -> float | None:
     from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 
     after = seconds(task.options.get("handover", sweep.HANDOVER_SECONDS), "handover", off=True)
-    sub, options = chains.chain_plan(task, 1)
+    sub, options = chain_plan(task, 1)
     if sub != "dfs" or options.keys() & set(PROPAGATION) or task.workers < 2:
         return None
     return after
@@ -180,11 +203,11 @@ class Handover:
     after: float
 
     def __call__(self, backend: Backend, task: Task, index: int) -> tuple[Any, dict]:
-        runner, options = chains.chain_runner(backend, task, index)
+        runner, options = race_plan(backend, task, index)
         board = sweep.Board(self.shared)
         if index == 1:
             return _Leader(runner, board), options
-        return _Joiner(runner, chains.chain_runner(backend, task, 1), board, self.after), options
+        return _Joiner(runner, race_plan(backend, task, 1), board, self.after), options
 
 
 @dataclass
@@ -282,28 +305,10 @@ def _warm(backend: Backend) -> float:
     return time.perf_counter() - start_load
 
 
-def _gather(running: chains.Running, got: _Race, live: Any, until: float | None) -> str:
-    """:func:`~edgematch.solvers.native.best.chains.gather` for the race: ``"won"`` when a chain's answer ends
-    it (a checked solution, or a proof that there is none)."""
-
-    def on_message(index: int, kind: str, payload: list[Any]) -> str:
-        if kind == "failed":
-            got.failed(index, payload[0])
-        elif kind == "done" and got.ended(index, payload[0]):
-            return "won"
-        return ""
-
-    def refresh() -> None:
-        got.live.update((i, max(got.live.get(i, 0), int(n))) for i, n in enumerate(live))
-        got.show()
-
-    return chains.gather(running, got, on_message, refresh, until)
-
-
 def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: float, count: int, load: float,
             where: dict[str, Any]) -> Result:
     """One result for the race: the winner's answer, or how it ended without one (see the module docstring)."""
-    seed = chains.chain_seed(task)
+    seed = chain_seed(task)
     win = got.finals.get(got.winner) if got.winner is not None else None
     base = next((r for r in (win, got.finals.get(0), *got.finals.values()) if r is not None), None)  # (a Result
     # is false unless it answered: `or` would take whichever chain reported first)
@@ -355,64 +360,25 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     limit counts from when the cluster is ready: a local cluster's start and close are reported apart (counters
     ``cluster_start_seconds``, ``cluster_close_seconds``), as with a count's parts
     (:func:`edgematch.solvers.native.cluster.run_parts`)."""
-    from edgematch.solvers.cluster import connected, describe, distributed, threads
-
     _refused(backend, task)
     reason = ""
-    count = 0
     connecting = time.monotonic()
     with connected(task.cluster) as client:
         began = time.monotonic()
         deadline = None if task.time_limit is None else began + task.time_limit
-        got = _Race(puzzle, task, began)
-        dd = distributed()
-        run = uuid.uuid4().hex[:12]
-        names = (f"edgematch-race-{run}", f"edgematch-race-board-{run}", f"edgematch-race-stop-{run}")
-        queue = dd.Queue(names[0], client=client)  # the chains' live node counts
-        board = dd.Variable(names[1], client=client)
-        board.set([-1, []])  # no board to share (a best-only feature): the tasks read this and move on
-        stop = dd.Event(names[2], client=client)
-        wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+        got = _Race(task, began, puzzle=puzzle)
         count = threads(client)
-        pending = {client.submit(chains.chain_task, getattr(backend, "sub", None), puzzle, single(task), i, wall,
-                                 names, key=f"edgematch-race-{run}-{i}", pure=False, retries=RETRIES): i
-                   for i in range(count if chains.in_time(deadline) else 0)}
+        relay = Relay.submit(client, "race", backend, puzzle, single(task), got, count, deadline, LATE_SECONDS,
+                             race_plan)
         try:
-            reason = _relayed(pending, queue, got, None if deadline is None else deadline + LATE_SECONDS)
+            reason = relay.collect("won", None if deadline is None else deadline + LATE_SECONDS)
         except KeyboardInterrupt:
             reason = INTERRUPTED
-        finally:
-            with contextlib.suppress(Exception):
-                stop.set()  # running chains see it within RELAY_SECONDS and are killed by their task
-            with contextlib.suppress(KeyboardInterrupt):
-                _drain(queue, got)
-            if pending:
-                with contextlib.suppress(Exception):
-                    client.cancel(list(pending))
-            with contextlib.suppress(Exception):
-                board.delete()
-            with contextlib.suppress(Exception):
-                queue.close()
+        finally:  # the losers are stopped, not waited for
+            relay.close(wait=False, note=False)
         ended = time.monotonic()
     if got.usage is not None:
         raise got.usage
     result = _merged(backend, task, got, reason, ended - began, count, 0.0, {"cluster": describe(task.cluster)})
     result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=time.monotonic() - ended)
     return result
-
-
-def _drain(queue: Any, got: _Race) -> None:
-    """Take the live node counts the chains' tasks have put in the queue."""
-    try:
-        items = queue.get(batch=True)
-    except Exception:  # noqa: BLE001  (a scheduler gone: the counts taken before stay)
-        return
-    for kind, index, nodes, _ in items:
-        if kind == "live":
-            got.live[index] = max(got.live.get(index, 0), int(nodes))
-
-
-def _relayed(pending: dict[Any, int], queue: Any, got: _Race, until: float | None) -> str:
-    """:func:`~edgematch.solvers.native.best.chains.relay` for the race: live counts from the queue; ``"won"``
-    when a chain's answer ends it."""
-    return chains.relay(pending, got, lambda: _drain(queue, got), "won", until)

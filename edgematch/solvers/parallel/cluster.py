@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from edgematch.errors import BackendError, MissingDependencyError, UsageError, quoted
-from edgematch.solvers.processes import deaf
+from edgematch.solvers.parallel.processes import deaf
 
 LOCAL = "local:"
 INSTALL = "pip install 'edgematch[dask]'"
