@@ -49,7 +49,7 @@ def test_solve_all_on_a_cluster_lists_every_solution(client):
 
 def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch):
     """A part that has run past SPLIT_SECONDS hands its unsearched children back; nothing is lost or doubled."""
-    from edgematch.solvers.native import cluster
+    from edgematch.solvers.native.count import cluster
 
     # 1,536 solutions in 0.4 s on one core: with parts split after 20 ms, 60-75 are handed back (2.5 s in all;
     # after 5 ms, 6-8 s for nothing more; seed 1's count took 1.5 s alone and 18 s split that finely)
@@ -68,6 +68,67 @@ def test_long_parts_are_split_again_and_still_count_exactly(client, monkeypatch)
     there = edgematch.count(puzzle, distinct=True, backend="native", cluster=client)
     assert resubmitted  # parts were split again
     assert (there.count, there.distinct, there.status) == (here.count, here.distinct, here.status)
+
+
+def test_a_part_lost_for_good_is_named_and_the_count_is_a_lower_bound(client, monkeypatch):
+    """The parallel layer's rule on a cluster: a task that raises runs once more (a transient fault costs nothing:
+    the count stays exact); one that fails for good is named, the other parts go on, and the count is never
+    claimed whole (it raised out of the call before, losing every part's count)."""
+    from edgematch.solvers.native.count import cluster
+
+    puzzle, _ = generate(GeneratorSpec(6, 6, framed=True, border_colours=3, inner_colours=5, seed=11))
+    truth = edgematch.count(puzzle, backend="native").count
+    real = cluster.search_part
+    failures: dict[tuple[int, ...], int] = {}
+    boards: dict[tuple[int, ...], int] = {}  # each part's boards, as counted in the first call
+
+    def failing(times: int, target: tuple[int, ...] | None) -> Callable[..., object]:
+        def search_part(prefix: tuple[int, ...], **given: object) -> object:
+            failures.setdefault(prefix, 0)
+            if prefix == (target or min(failures)) and failures[prefix] < times:
+                failures[prefix] += 1
+                raise OSError("a flaky disk")
+            outcome, rest = real(prefix=prefix, **given)
+            boards[prefix] = outcome.solutions
+            return outcome, rest
+        return search_part
+
+    monkeypatch.setattr(cluster, "search_part", failing(1, None))  # the first part asked for fails once
+    once = edgematch.count(puzzle, backend="native", cluster=client)
+    assert (once.status.value, once.count) == ("solved", truth) and sum(failures.values()) == 1
+
+    failures.clear()
+    monkeypatch.setattr(cluster, "search_part", failing(2, max(boards, key=boards.get)))  # the richest, twice
+    lost = edgematch.count(puzzle, backend="native", cluster=client)
+    assert lost.status.value == "error" and sum(failures.values()) == 2, lost.message
+    assert "failed on the cluster (OSError: a flaky disk)" in lost.message and "lower bound" in lost.message
+    assert 0 < lost.count < truth  # the other parts were counted
+
+
+def test_a_batch_of_cubes_lost_for_good_never_reads_as_no_solution(client, monkeypatch):
+    """Cube-and-conquer on a cluster: a batch that fails for good leaves its cubes unsettled, so an unsatisfiable
+    board's answer is an error that says so, not "unsat" (it raised out of the call before)."""
+    pytest.importorskip("pysat")
+    from edgematch.core.generator import random_tiles
+    from edgematch.solvers import cubes
+
+    puzzle = next(p for p in (random_tiles(3, 3, 3, "signed", True, seed=s) for s in range(50))
+                  if edgematch.count(p, backend="native").count == 0)
+    assert edgematch.solve(puzzle, backend="sat", cluster=client, cubes=8).status.value == "unsat"
+    real = cubes.conquer_batch
+    first: list[object] = []
+
+    def conquer_batch(puzzle, options, solver, batch, *rest):
+        first[:] = first or [batch]
+        if batch == first[0]:
+            raise OSError("a flaky disk")
+        return real(puzzle, options, solver, batch, *rest)
+
+    monkeypatch.setattr(cubes, "conquer_batch", conquer_batch)
+    result = edgematch.solve(puzzle, backend="sat", cluster=client, cubes=8)
+    assert result.status.value == "error", result.message
+    assert "failed on the cluster (OSError: a flaky disk)" in result.message
+    assert "neither a solution nor its absence is proven" in result.message
 
 
 def test_bad_cluster_arguments_are_usage_errors():

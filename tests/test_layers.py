@@ -106,3 +106,41 @@ def test_the_graph_is_read():
     """The checks above would pass on an empty graph: make sure the parser sees real arrows."""
     assert "edgematch.core.model" in GRAPH["edgematch.formats.puz"]
     assert "edgematch.cli.app" in GRAPH["edgematch.cli.solve"]
+
+
+QUESTIONS = ("first", "count", "best")  # the native engine's question packages: siblings
+NATIVE = "edgematch.solvers.native"
+PARALLEL = "edgematch.solvers.parallel"
+BELOW_PARALLEL = ("edgematch.errors", "edgematch.core", "edgematch.solvers.base", PARALLEL)
+
+
+def question_of(name: str) -> str | None:
+    for question in QUESTIONS:
+        if name == f"{NATIVE}.{question}" or name.startswith(f"{NATIVE}.{question}."):
+            return question
+    return None
+
+
+def test_question_packages_import_nothing_of_each_other():
+    """first, count and best share only what sits below them (the engine's floor, the parallel layer)."""
+    across = [f"{a} -> {b}" for a, targets in GRAPH.items() if question_of(a) for b in sorted(targets)
+              if question_of(b) and question_of(b) != question_of(a)]
+    assert across == []
+
+
+def test_the_native_floor_imports_no_question():
+    """The engine's shared modules (tables, search, the compiled library) sit below every question package."""
+    floor = [n for n in GRAPH if n.startswith(NATIVE + ".") and n.count(".") == 3 and question_of(n) is None]
+    assert f"{NATIVE}.tables" in floor
+    upward = [f"{a} -> {b}" for a in floor for b in sorted(GRAPH[a]) if question_of(b)]
+    assert upward == []
+
+
+def test_the_parallel_layer_sits_below_every_backend():
+    """solvers.parallel (processes, Dask, chains) imports no backend and no question: every backend, the bench and
+    the native questions share it, so it can know none of them."""
+    layer_modules = [n for n in GRAPH if n == PARALLEL or n.startswith(PARALLEL + ".")]
+    assert f"{PARALLEL}.tasks" in layer_modules and f"{PARALLEL}.chains" in layer_modules
+    upward = [f"{a} -> {b}" for a in layer_modules for b in sorted(GRAPH[a])
+              if not any(b == low or b.startswith(low + ".") for low in BELOW_PARALLEL)]
+    assert upward == []

@@ -8,7 +8,7 @@ from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.symmetry import distinct_key
 from edgematch.errors import UsageError
-from edgematch.solvers.native.parts import plan, run_part
+from edgematch.solvers.native.count.parts import plan, run_part
 from edgematch.solvers.native.tables import ORDERS, build_tables, fill_order
 from tests.oracle import all_solutions
 from tests.samples import holds_every_kind, random_small_puzzles

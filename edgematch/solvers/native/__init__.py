@@ -16,7 +16,7 @@ Options: ``order`` (``auto`` default: the more constrained region first, see
 :func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``, ``band2``) and ``symmetry``
 (default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
-(:mod:`edgematch.solvers.native.parts`) and runs the parts in separate processes (count, all, and a first
+(:mod:`edgematch.solvers.native.count.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
 worker thread) chains: the one-process search, the plain search in a second fill order, and restarts seeded
 ``seed + i`` (:mod:`edgematch.solvers.native.first.race`); on this machine, after ``handover`` seconds every
@@ -184,7 +184,7 @@ class NativeBackend(Backend):
     }
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
-    on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.cluster);
+    on_cluster = True  # count and all: the split search's parts as Dask tasks (edgematch.solvers.native.count.cluster);
     # best: chains as Dask tasks (edgematch.solvers.native.best.chains); first: racing chains (native.first.race)
 
     def __init__(self, sub: str | None = None):
@@ -313,7 +313,7 @@ class NativeBackend(Backend):
 
             return race.run_cluster_race(self, puzzle, task) if task.cluster is not None else \
                 race.run_race(self, puzzle, task)
-        from edgematch.solvers.native import parts
+        from edgematch.solvers.native.count import parts
         from edgematch.solvers.native.search import distinct_boards, drive, drive_restarts
 
         began = time.perf_counter()
@@ -346,7 +346,7 @@ class NativeBackend(Backend):
         elif task.workers > 1 or task.cluster is not None:
             try:
                 if task.cluster is not None:
-                    from edgematch.solvers.native.cluster import run_parts as run_split
+                    from edgematch.solvers.native.count.cluster import run_parts as run_split
                 else:
                     run_split = parts.run_parallel
                 outcome = run_split(puzzle, tables, replace(task, time_limit=left), want, capacity, memo)

@@ -11,7 +11,7 @@ script that starts a local cluster needs the usual ``if __name__ == "__main__":`
 workers by spawning Python, which runs the script again; without the guard the call raises a
 :class:`UsageError` that says so (the spawned copies leave quietly instead of starting clusters of their own).
 
-Users: the native search's split count (:mod:`edgematch.solvers.native.cluster`) and the bench
+Users: the native search's split count (:mod:`edgematch.solvers.native.count.cluster`) and the bench
 (:mod:`edgematch.bench.cluster`).
 """
 

@@ -359,7 +359,7 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     """One solution: one chain per worker thread of ``task.cluster`` races (see the module docstring). The time
     limit counts from when the cluster is ready: a local cluster's start and close are reported apart (counters
     ``cluster_start_seconds``, ``cluster_close_seconds``), as with a count's parts
-    (:func:`edgematch.solvers.native.cluster.run_parts`)."""
+    (:func:`edgematch.solvers.native.count.cluster.run_parts`)."""
     _refused(backend, task)
     reason = ""
     connecting = time.monotonic()

@@ -4,7 +4,7 @@
 scheduler address, or a ``dask.distributed.Client``).
 
 :func:`run_parts` plans :data:`PARTS_PER_WORKER` parts per worker thread of the cluster, at most
-:data:`MAX_PARTS` since the scheduler spends about 1 ms per task (:mod:`edgematch.solvers.native.parts`:
+:data:`MAX_PARTS` since the scheduler spends about 1 ms per task (:mod:`edgematch.solvers.native.count.parts`:
 prefixes of the fill order, plain data), and submits each as one task.
 A task sends the puzzle, never the tables: each worker process builds them once (building is deterministic)
 and checks their digest against the client's, so a worker running another edgematch, whose parts would not
@@ -46,7 +46,7 @@ import numpy as np
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
-from edgematch.solvers.native.parts import Split, merge, plan
+from edgematch.solvers.native.count.parts import Split, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
 from edgematch.solvers.parallel.cluster import connected, distributed, threads
@@ -259,13 +259,11 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
             tasks.stop()  # parts already running see it and end (a running task cannot be cancelled)
         ended = time.monotonic()
     total.closed = time.monotonic() - ended
-    if not reason and not total.finished:
-        reason = TIME_LIMIT
-    total.stopped = reason
-    if lost:
+    if lost:  # stopped by nothing else: the call failed, with what was counted as a lower bound
         total.failed = not reason
-        total.notes = "; ".join(lost) + ("; the others went on, so what was counted is a lower bound")
-        if total.failed:
-            total.stopped = ""
+        total.notes = "; ".join(lost) + "; the others went on, so what was counted is a lower bound"
+    elif not reason and not total.finished:
+        reason = TIME_LIMIT  # the parts stopped at the limit on their own
+    total.stopped = reason
     total.seconds = ended - start
     return total
