@@ -112,6 +112,7 @@ QUESTIONS = ("first", "count", "best")  # the native engine's question packages:
 NATIVE = "edgematch.solvers.native"
 PARALLEL = "edgematch.solvers.parallel"
 BELOW_PARALLEL = ("edgematch.errors", "edgematch.core", "edgematch.solvers.base", PARALLEL)
+FLOOR_OF_SOLVERS = ("edgematch.solvers.base", "edgematch.solvers.boards")  # the ground of solvers/: imports none of it
 
 
 def question_of(name: str) -> str | None:
@@ -143,4 +144,12 @@ def test_the_parallel_layer_sits_below_every_backend():
     assert f"{PARALLEL}.tasks" in layer_modules and f"{PARALLEL}.chains" in layer_modules
     upward = [f"{a} -> {b}" for a in layer_modules for b in sorted(GRAPH[a])
               if not any(b == low or b.startswith(low + ".") for low in BELOW_PARALLEL)]
+    assert upward == []
+
+
+def test_the_ground_of_solvers_imports_nothing_above_it():
+    """base.py (Task, Result, the registry) is what every backend and the parallel layer stand on: it imports
+    nothing of solvers/ (it took two words from the parallel layer, which stands on it: a circle of floors)."""
+    upward = [f"{a} -> {b}" for a in FLOOR_OF_SOLVERS for b in sorted(GRAPH[a])
+              if b.startswith("edgematch.solvers") and b not in FLOOR_OF_SOLVERS]
     assert upward == []

@@ -58,7 +58,7 @@ from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status
 from edgematch.solvers import best as best_board
 from edgematch.solvers.api import BEST_TIME_LIMIT
-from edgematch.solvers.parallel.processes import INTERRUPTED
+from edgematch.solvers.base import INTERRUPTED
 from edgematch.solvers.policy import regime
 
 

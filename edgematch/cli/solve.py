@@ -35,9 +35,8 @@ from edgematch.errors import BackendError, Interrupted, MissingDependencyError, 
 from edgematch.formats.source import writable
 from edgematch.solvers import Result, Status, count, solve_all
 from edgematch.solvers import solve as solve_puzzle
-from edgematch.solvers.base import Question, Task
+from edgematch.solvers.base import INTERRUPTED, Question, Task
 from edgematch.solvers.confirm import Confirmation, Disagreement, family
-from edgematch.solvers.parallel.processes import INTERRUPTED
 from edgematch.solvers.policy import POLICY_FILE, SHIPPED, choose
 
 Progress = Callable[[dict[str, float]], None]  # what a live progress line is given to report to

@@ -32,6 +32,7 @@ from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution, whole_number
 from edgematch.errors import BackendError, Interrupted, UsageError, shown
 from edgematch.solvers.base import (
+    INTERRUPTED,
     MAX_TIME_LIMIT,
     QUESTIONS,
     Backend,
@@ -42,7 +43,6 @@ from edgematch.solvers.base import (
     Task,
     get_backend,
 )
-from edgematch.solvers.parallel.processes import INTERRUPTED
 from edgematch.solvers.policy import choose
 
 AUTO = "auto"

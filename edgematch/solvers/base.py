@@ -24,7 +24,6 @@ from typing import Any, Literal
 
 from edgematch.core.model import MAX_DIGITS, Puzzle, Solution, is_integer_word
 from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError, shown
-from edgematch.solvers.parallel.processes import INTERRUPTED
 
 Question = Literal["first", "all", "count", "best"]
 MAX_TIME_LIMIT = 10_000_000.0  # the longest time limit taken (about 116 days): past it a limit is a typo
@@ -34,6 +33,11 @@ QUESTIONS: tuple[Question, ...] = ("first", "all", "count", "best")
 # mismatch, scored by its fitting seams. Status SOLVED: the board's score is proven the maximum (a full
 # solution, or a backend's proof of optimality); TIMEOUT: the best board found when the time ran out or the
 # user stopped the search (``solutions`` may then be empty); UNSAT: no admissible board exists.
+
+
+# how a run that was stopped says why, in its Result's message (the API raises Interrupted on the second, exactly)
+TIME_LIMIT = "time limit"
+INTERRUPTED = "interrupted"
 
 
 class Status(StrEnum):

@@ -31,10 +31,10 @@ from typing import Any
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.base import TIME_LIMIT, Backend, Result, Status, Task, Timings, on_off, whole
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.improving import Improvements
-from edgematch.solvers.parallel.processes import TIME_LIMIT, ChildDied, stream
+from edgematch.solvers.parallel.processes import ChildDied, stream
 
 STOP_MARGIN = 0.05  # CP-SAT is told to stop this much before the deadline, so it reports before the kill
 # best: above this many placements CP-SAT's presolve is skipped (16x16 E2-like, 155k placements: the first

@@ -66,16 +66,8 @@ from typing import Any
 
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError, shown
-from edgematch.solvers.parallel.processes import (
-    INTERRUPTED,
-    LOST,
-    TIME_LIMIT,
-    Dealer,
-    context,
-    dealt,
-    stream,
-    worker_child,
-)
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT
+from edgematch.solvers.parallel.processes import LOST, Dealer, context, dealt, stream, worker_child
 
 Placement = tuple[int, int, int]  # (cell, tile type, turn): one CNF placement variable
 Cube = tuple[Placement, ...]

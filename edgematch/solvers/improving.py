@@ -14,8 +14,7 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.tiletypes import decode
-from edgematch.solvers.base import Result, Status, Task, Timings
-from edgematch.solvers.parallel.processes import TIME_LIMIT
+from edgematch.solvers.base import TIME_LIMIT, Result, Status, Task, Timings
 
 OPTIMAL = "OPTIMAL"
 INFEASIBLE = "INFEASIBLE"

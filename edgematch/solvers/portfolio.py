@@ -37,10 +37,18 @@ from typing import Any
 from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, get_backend
-from edgematch.solvers.parallel.processes import (
+from edgematch.solvers.base import (
     INTERRUPTED,
     TIME_LIMIT,
+    Backend,
+    Question,
+    Result,
+    Status,
+    Task,
+    Timings,
+    get_backend,
+)
+from edgematch.solvers.parallel.processes import (
     adopt,
     context,
     interrupt_group,

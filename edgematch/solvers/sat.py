@@ -46,11 +46,11 @@ from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
 from edgematch.formats.source import remove_leftovers, writable, writing
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, on_off
+from edgematch.solvers.base import INTERRUPTED, Backend, Result, Status, Task, Timings, on_off
 from edgematch.solvers.boards import CUT, counted, expanded
 from edgematch.solvers.cubes import conquer_child, cube_count
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
-from edgematch.solvers.parallel.processes import INTERRUPTED, ChildDied, stream
+from edgematch.solvers.parallel.processes import ChildDied, stream
 
 DEFAULT_SOLVER = "glucose4"
 MAXSAT = ("rc2", "linear")  # the best-score searches; the first is the default

@@ -39,7 +39,20 @@ from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Backend, Question, Result, Status, Task, Timings, fraction, on_off, seconds, whole
+from edgematch.solvers.base import (
+    INTERRUPTED,
+    TIME_LIMIT,
+    Backend,
+    Question,
+    Result,
+    Status,
+    Task,
+    Timings,
+    fraction,
+    on_off,
+    seconds,
+    whole,
+)
 from edgematch.solvers.boards import CUT, listed
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
@@ -55,7 +68,7 @@ from edgematch.solvers.native.tables import (
     decode,
     expand,
 )
-from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+from edgematch.solvers.parallel.processes import ChildDied
 
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")

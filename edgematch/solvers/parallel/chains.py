@@ -34,10 +34,8 @@ from typing import Any
 from edgematch.core.checker import check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import EdgematchError, PuzzleError, UsageError
-from edgematch.solvers.base import Backend, Result, Status, Task, whole
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, whole
 from edgematch.solvers.parallel.processes import (
-    INTERRUPTED,
-    TIME_LIMIT,
     ChildDied,
     adopt,
     context,

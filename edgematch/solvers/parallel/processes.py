@@ -28,10 +28,8 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch.errors import BackendError, EdgematchError
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT
 
-# how a streamed child ended, besides finishing: the words a Result's message carries
-TIME_LIMIT = "time limit"
-INTERRUPTED = "interrupted"
 STOP_POLL_SECONDS = 0.1  # stream with a stop question: how often it is asked
 
 

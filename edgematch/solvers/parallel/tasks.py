@@ -22,8 +22,8 @@ import uuid
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
+from edgematch.solvers.base import TIME_LIMIT
 from edgematch.solvers.parallel.cluster import distributed
-from edgematch.solvers.parallel.processes import TIME_LIMIT
 
 RETRIES = 1  # a task that raises runs once more (a killed worker's tasks are rescheduled by the scheduler)
 POLL_SECONDS = 0.1  # how often :meth:`Tasks.collect` looks for finished tasks (and refreshes the caller's line)
@@ -82,7 +82,7 @@ class Tasks:
                 refresh: Callable[[], None] | None = None, poll: float = POLL_SECONDS) -> str:
         """Hand each task's result to ``on_result`` as it ends (a task lost for good to ``lost``), until none is
         pending (``""``), ``on_result`` returns a reason to stop (returned) or ``until`` (``time.monotonic()``)
-        passes (:data:`~edgematch.solvers.parallel.processes.TIME_LIMIT`); ``refresh`` after each round. A task
+        passes (:data:`~edgematch.solvers.base.TIME_LIMIT`); ``refresh`` after each round. A task
         is handed on once, however often Dask delivers it; a cancelled one is dropped."""
         while self.pending:
             now = time.monotonic()

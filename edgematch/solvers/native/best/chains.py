@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from edgematch.core.model import Puzzle, Solution
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.parallel.chains import (
     REPORT_AHEAD,
@@ -54,7 +54,7 @@ from edgematch.solvers.parallel.chains import (
     stop_chains,
 )
 from edgematch.solvers.parallel.cluster import connected, describe, threads
-from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, context
+from edgematch.solvers.parallel.processes import context
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' last reports
 SUMMED = ("states", "children", "beams", "nodes", "restarts")  # counters of the chains that add up

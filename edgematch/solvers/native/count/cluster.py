@@ -44,13 +44,13 @@ from typing import Any
 import numpy as np
 
 from edgematch.core.model import Puzzle
-from edgematch.solvers.base import Task
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.count.parts import Split, merge, plan
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
 from edgematch.solvers.parallel.cluster import connected, distributed, threads
-from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, ChildDied
+from edgematch.solvers.parallel.processes import ChildDied
 from edgematch.solvers.parallel.tasks import Tasks, wall_deadline
 
 PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one

@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 
 from edgematch.core.model import Puzzle
-from edgematch.solvers.base import Task
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
-from edgematch.solvers.parallel.processes import INTERRUPTED, LOST, TIME_LIMIT, Dealer, context, dealt, worker_child
+from edgematch.solvers.parallel.processes import LOST, Dealer, context, dealt, worker_child
 
 PARTS_PER_WORKER = 8
 REPORT_AHEAD = 0.05  # seconds before the limit the workers stop searching

@@ -46,7 +46,7 @@ from typing import Any
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError
-from edgematch.solvers.base import Backend, Result, Status, Task, Timings, seconds
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings, seconds
 from edgematch.solvers.native.first import sweep
 from edgematch.solvers.native.tables import BuildTimedOut
 from edgematch.solvers.parallel.chains import (
@@ -63,7 +63,7 @@ from edgematch.solvers.parallel.chains import (
     stop_chains,
 )
 from edgematch.solvers.parallel.cluster import connected, describe, threads
-from edgematch.solvers.parallel.processes import INTERRUPTED, TIME_LIMIT, context
+from edgematch.solvers.parallel.processes import context
 
 # past the limit, how long the parent waits for the chains' own timeout reports (they stop REPORT_AHEAD before it,
 # building included): a late chain only adds its counters, and the call must end within 0.25 s of its limit
