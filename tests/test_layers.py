@@ -15,6 +15,7 @@ ROOT = Path(edgematch.__file__).parent
 # lowest first; a module may import its own layer and the ones below it
 LAYERS = {
     "errors": 0,
+    "clock": 0,
     "core": 1,
     "formats": 2,
     "render": 2,
@@ -40,8 +41,10 @@ def imports_of(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("edgematch")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("edgematch"):
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
+            named = {f"{node.module}.{a.name}" for a in node.names}
+            if not named <= MODULES.keys():  # ``from edgematch import clock`` imports the module, not the package
+                found.add(node.module)
+            found |= named
     return {name for name in found if name in MODULES}
 
 
@@ -111,7 +114,7 @@ def test_the_graph_is_read():
 QUESTIONS = ("first", "count", "best")  # the native engine's question packages: siblings
 NATIVE = "edgematch.solvers.native"
 PARALLEL = "edgematch.solvers.parallel"
-BELOW_PARALLEL = ("edgematch.errors", "edgematch.core", "edgematch.solvers.base", PARALLEL)
+BELOW_PARALLEL = ("edgematch.errors", "edgematch.clock", "edgematch.core", "edgematch.solvers.base", PARALLEL)
 FLOOR_OF_SOLVERS = ("edgematch.solvers.base", "edgematch.solvers.boards")  # the ground of solvers/: imports none of it
 
 
@@ -153,3 +156,17 @@ def test_the_ground_of_solvers_imports_nothing_above_it():
     upward = [f"{a} -> {b}" for a in FLOOR_OF_SOLVERS for b in sorted(GRAPH[a])
               if b.startswith("edgematch.solvers") and b not in FLOOR_OF_SOLVERS]
     assert upward == []
+
+
+def test_one_clock():
+    """Every layer keeps time by edgematch.clock (a deadline computed on one clock is compared on the same one):
+    no other module reads time.monotonic or time.perf_counter, nor keeps a wall-clock deadline of its own."""
+    readers = []
+    for name, path in MODULES.items():
+        if name == "edgematch.clock":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "time"
+                    and node.attr in ("monotonic", "perf_counter")):
+                readers.append(f"{name}: time.{node.attr}")
+    assert readers == []

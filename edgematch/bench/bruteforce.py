@@ -10,9 +10,9 @@ by one, never multiplied out. Distinct solutions are keyed by :func:`edgematch.c
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.symmetry import board_turns, distinct_key
 from edgematch.errors import EdgematchError
@@ -44,7 +44,7 @@ def _shown(edges: tuple[int, ...], r: int) -> tuple[int, int, int, int]:
 
 def brute_solutions(puzzle: Puzzle, deadline: float | None = None) -> list[Solution]:
     """Every raw solution, by plain backtracking; raises :class:`BruteTimeout` past ``deadline``
-    (a ``time.monotonic()`` value)."""
+    (a ``clock.now()`` value)."""
     w, h = puzzle.width, puzzle.height
     n = w * h
     frame = puzzle.frame
@@ -93,7 +93,7 @@ def brute_solutions(puzzle: Puzzle, deadline: float | None = None) -> list[Solut
             candidates = options
         for t, r, edges in candidates:
             tried += 1
-            if tried % CLOCK_EVERY == 0 and deadline is not None and time.monotonic() > deadline:
+            if tried % CLOCK_EVERY == 0 and deadline is not None and clock.now() > deadline:
                 raise BruteTimeout(len(found))
             if used[t] or (cell in hinted and hinted[cell] != (t, r)):
                 continue

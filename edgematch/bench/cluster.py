@@ -27,10 +27,10 @@ import contextlib
 import multiprocessing as mp
 import os
 import socket
-import time
 from collections.abc import Hashable
 from typing import Any
 
+from edgematch import clock
 from edgematch.bench.environment import cpu_model, load_average
 from edgematch.bench.runner import GRACE_SECONDS, MEMORY_LIMIT_MB, RunRecord, question_of, run_one
 from edgematch.bench.session import Watcher, _store, what_is_left
@@ -69,7 +69,7 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
 
     watcher, skipped, todo, estimate = what_is_left(store, session, suite, watcher, grace)
     hosts: dict[str, dict[str, Any]] = dict(store.session(session).environment.get("hosts") or {})
-    began = time.perf_counter()
+    began = clock.now()
     stretch: dict[str, Any] = {"load_before": load_average(), "cluster": describe(cluster)}
     filed: set[tuple[str, str, int]] = set()
     left: list[Hashable] = list(range(len(todo)))
@@ -119,7 +119,7 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
                 left = tasks.cancel(force=True)  # interrupted: outstanding runs are cancelled, not stored
     finally:
         complete = not left and not skipped
-        store.close_session(session, time.perf_counter() - began, complete)
+        store.close_session(session, clock.now() - began, complete)
         stretch["load_after"] = load_average()
         stretches = store.session(session).environment.get("stretches", [])
         store.update_environment(session, stretches=[*stretches, stretch], hosts=hosts)

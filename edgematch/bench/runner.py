@@ -53,11 +53,11 @@ import os
 import resource
 import sys
 import tempfile
-import time
 import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from edgematch import clock
 from edgematch.bench.suite import Instance
 from edgematch.core.checker import check
 from edgematch.core.model import Solution
@@ -173,11 +173,11 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
         question = question_of(task)
         chosen, asked = with_spec(backend, Task(question=question, time_limit=timeout, distinct=task == "count"))
         chosen.warm_up(question)  # loaded in the harness before the fork: a no-op unless a run loads more
-        ready.value = time.monotonic()  # the run's time limit (and the parent's kill) counts from here
+        ready.value = clock.now()  # the run's time limit (and the parent's kill) counts from here
         cpu = _cpu_now()
-        started = time.perf_counter()
+        started = clock.now()
         result = chosen.run(puzzle, asked)
-        took = time.perf_counter() - started
+        took = clock.now() - started
         cpu = _cpu_now() - cpu
         best = {"score": result.score, "max_score": puzzle.seam_count,
                 "history": [(float(t), int(s)) for t, s in result.history]} if task == "best" else {}
@@ -252,8 +252,8 @@ class Running:
     tree: Tree | None = None
     over: bool = False  # killed for passing the memory limit
     repeat: int = 0  # which of the cell's runs this is (``--repeat``)
-    ready: Any = None  # shared double (start_run makes it): the child's time.monotonic() once its backend loaded
-    forked: float = 0.0  # time.monotonic() when the child was started (``started`` on the other clock)
+    ready: Any = None  # shared double (start_run makes it): the child's clock.now() once its backend loaded
+    forked: float = 0.0  # clock.now() when the child was started (``started`` on the other clock)
 
     @property
     def ready_at(self) -> float | None:
@@ -285,7 +285,7 @@ class Running:
     def _file(self) -> RunRecord:
         answer = None
         while not self.over:
-            left = self.deadline - time.perf_counter()
+            left = self.deadline - clock.now()
             if self.receive.poll(max(0.0, min(left, POLL_SECONDS))):
                 try:
                     answer = self.receive.recv()
@@ -294,7 +294,7 @@ class Running:
                 break
             if left <= 0 or self.poll():
                 break
-        wall = time.perf_counter() - self.started
+        wall = clock.now() - self.started
         self.stop()
         output = self._output()
         key, backend, task = self.instance.key, self.backend, self.task
@@ -309,7 +309,7 @@ class Running:
                 return RunRecord(key, backend, task, "error", "failed", "error", wall, **measured,
                                  message=f"set-up: the run was still loading its backend after {wall:.1f} s "
                                          f"(exit code {self.process.exitcode}); nothing was timed")
-            if time.perf_counter() >= self.deadline - 0.05:
+            if clock.now() >= self.deadline - 0.05:
                 return RunRecord(key, backend, task, "timeout", "timeout", "timeout", wall, **measured,
                                  message=f"killed after {self.timeout + self.grace:.1f} s")
             return RunRecord(key, backend, task, "error", "crashed", "error", wall, **measured,
@@ -363,7 +363,7 @@ def start_run(instance: Instance, backend: str, task: str, timeout: float, grace
     receive, send = forking.Pipe(duplex=False)
     capture = tempfile.TemporaryFile()  # noqa: SIM115  (closed when the run is filed)
     ready = forking.Value("d", 0.0, lock=False)
-    started, forked = time.perf_counter(), time.monotonic()
+    started, forked = clock.now(), clock.now()
     try:
         process = forking.Process(target=_child, args=(send, instance, backend, task, timeout, capture.fileno(),
                                                        ready))
@@ -397,13 +397,13 @@ def _verdict(instance: Instance, backend: str, task: str, wall: float, answer: d
     puzzle = instance.puzzle()
     if task == "best":
         return _best_verdict(instance, puzzle, record, answer)
-    started = time.perf_counter()
+    started = clock.now()
     for cells in answer["cells"]:
         verdict = check(puzzle, Solution(puzzle.width, puzzle.height, tuple(cells)))
         if not verdict.ok:
             record.category = "wrong"
             record.message = f"invalid solution: {verdict.violations[0]}"
-    record.check = time.perf_counter() - started
+    record.check = clock.now() - started
     if record.category == "wrong":
         return record
     if record.status == "unsat" and instance.planted:
@@ -424,11 +424,11 @@ def _best_verdict(instance: Instance, puzzle: Any, record: RunRecord, answer: di
     compared; a board is a correct answer whether or not it was proven optimal."""
     record.max_score, record.history = answer.get("max_score"), [tuple(step) for step in answer.get("history", [])]
     claimed = answer.get("score")
-    started = time.perf_counter()
+    started = clock.now()
     if answer["cells"]:
         board = [(int(tile), int(turn)) for tile, turn in answer["cells"][0]]
         verdict = check(puzzle, Solution(puzzle.width, puzzle.height, tuple(board)))
-        record.check, record.board = time.perf_counter() - started, board
+        record.check, record.board = clock.now() - started, board
         record.score, record.max_score = verdict.score, verdict.max_score
         if not verdict.admissible:
             broken = next(v for v in verdict.violations if v.kind != "seam")

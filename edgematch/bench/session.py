@@ -9,13 +9,13 @@ stored, so ``--resume`` carries on where it stopped.
 from __future__ import annotations
 
 import statistics
-import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 
+from edgematch import clock
 from edgematch.bench.environment import load_average
 from edgematch.bench.runner import (
     GRACE_SECONDS,
@@ -174,14 +174,14 @@ def check_backends(suite: Suite, setup: dict[str, float] | None = None) -> dict[
     for name in suite.backends:
         asked = (question_of(suite.task_of(i)) for i in suite.instances if name in suite.backends_of(i))
         questions = dict.fromkeys(asked)
-        started = time.perf_counter()
+        started = clock.now()
         try:
             for question in questions or (None,):
                 backend_of(name).warm_up(question)
         except MissingDependencyError as exc:
             skipped[name] = str(exc)
         if setup is not None and name not in skipped:
-            setup[name] = setup.get(name, 0.0) + time.perf_counter() - started
+            setup[name] = setup.get(name, 0.0) + clock.now() - started
     if skipped and len(skipped) == len(suite.backends):
         raise MissingDependencyError("no backend of the suite can run here: " + "; ".join(skipped.values()))
     return skipped
@@ -307,13 +307,13 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
     watcher, skipped, todo, estimate = what_is_left(store, session, suite, watcher, grace)
     running: list[Running] = []
     interrupts = _Interrupts()
-    began = time.perf_counter()
+    began = clock.now()
     stretch = {"load_before": load_average(), "jobs": jobs}
 
     told = [0.0]
 
     def tell() -> None:
-        now = told[0] = time.perf_counter()
+        now = told[0] = clock.now()
         watcher.eta(estimate.remaining(todo, [(r.instance, r.backend, now - r.started) for r in running], jobs))
 
     with interrupts.installed():
@@ -336,9 +336,9 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
                 if not running:
                     continue
                 soonest = min(r.deadline for r in running)
-                wake = max(0.0, min(soonest - time.perf_counter(), POLL_SECONDS))
+                wake = max(0.0, min(soonest - clock.now(), POLL_SECONDS))
                 ready = wait([r.receive for r in running], timeout=wake)
-                now = time.perf_counter()
+                now = clock.now()
                 if now - told[0] >= TELL_SECONDS:  # a long run's estimate follows it, never counts down to 0
                     tell()
                 for handle in running:
@@ -354,7 +354,7 @@ def run_session(store: Store, session: int, suite: Suite, jobs: int = 1, watcher
             for handle in running:  # interrupted: the runs under way are stopped, not stored
                 handle.stop()
             complete = not todo and not running and not skipped
-            store.close_session(session, time.perf_counter() - began, complete)
+            store.close_session(session, clock.now() - began, complete)
             stretch["load_after"] = load_average()
             stretches = store.session(session).environment.get("stretches", [])
             store.update_environment(session, stretches=[*stretches, stretch])

@@ -27,7 +27,6 @@ import math
 import random
 import re
 import signal
-import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from edgematch import clock
 from edgematch.bench.bruteforce import MAX_CELLS, BruteTimeout, brute_count
 from edgematch.core.analysis import facts
 from edgematch.core.checker import check
@@ -533,24 +533,24 @@ def _call(puzzle: Puzzle, backend: str, per_call: float) -> Answer:
     from edgematch.solvers.api import count
     from edgematch.solvers.base import split_options
 
-    start = time.perf_counter()
+    start = clock.now()
     if backend == REFERENCE:
         try:
-            found = brute_count(puzzle, time.monotonic() + per_call)
+            found = brute_count(puzzle, clock.now() + per_call)
         except BruteTimeout as exc:
-            return Answer(backend, "timeout", exc.raw, None, time.perf_counter() - start)
+            return Answer(backend, "timeout", exc.raw, None, clock.now() - start)
         return Answer(backend, "solved" if found.raw else "unsat", found.raw, found.distinct,
-                      time.perf_counter() - start)
+                      clock.now() - start)
     try:
         name, options = split_options(backend)
         result = count(puzzle, distinct=True, backend=name, time_limit=per_call, **options)
     except UsageError as exc:
-        return Answer(backend, "error", seconds=time.perf_counter() - start, message=str(exc), refused=True)
+        return Answer(backend, "error", seconds=clock.now() - start, message=str(exc), refused=True)
     except BackendError as exc:
-        return Answer(backend, "error", seconds=time.perf_counter() - start, message=str(exc))
+        return Answer(backend, "error", seconds=clock.now() - start, message=str(exc))
     except Exception as exc:  # noqa: BLE001  (a crash inside a backend is an answer to report, not to die of)
-        return Answer(backend, "error", seconds=time.perf_counter() - start, message=f"{type(exc).__name__}: {exc}")
-    return Answer(backend, result.status.value, result.count, result.distinct, time.perf_counter() - start,
+        return Answer(backend, "error", seconds=clock.now() - start, message=f"{type(exc).__name__}: {exc}")
+    return Answer(backend, result.status.value, result.count, result.distinct, clock.now() - start,
                   result.message)
 
 
@@ -586,7 +586,7 @@ class _Worker:
 
     def send(self, call: tuple[int, str], puzzle: Puzzle, per_call: float) -> None:
         self.call = call
-        self.deadline = time.monotonic() + per_call + GRACE
+        self.deadline = clock.now() + per_call + GRACE
         self.conn.send((call, puzzle, call[1], per_call))
 
     def stop(self, kill: bool = True) -> None:
@@ -638,7 +638,7 @@ def run_xcheck(
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= max_workers():
         raise UsageError(f"jobs must be a whole number from 1 to {max_workers()} here (the larger of 16 and "
                          f"4 x the usable cores), got {jobs!r}")
-    started = time.monotonic()  # the time limit bounds the whole run, loading the solver libraries included
+    started = clock.now()  # the time limit bounds the whole run, loading the solver libraries included
     report = XcheckReport(planned, seed, names, jobs=jobs, out=out)
     workers: list[_Worker] = []
     try:
@@ -655,7 +655,7 @@ def run_xcheck(
     finally:
         for worker in workers:
             worker.stop(kill=True)
-        report.wall = time.monotonic() - started
+        report.wall = clock.now() - started
     return report
 
 
@@ -688,7 +688,7 @@ def _drive(cases: Iterator[Case], names: tuple[str, ...], workers: list[_Worker]
     serial = 0
 
     def time_up() -> bool:
-        return time_limit is not None and time.monotonic() - started >= time_limit
+        return time_limit is not None and clock.now() - started >= time_limit
 
     def finish(cid: int, name: str, answer: Answer) -> None:
         flight = flights[cid]
@@ -729,7 +729,7 @@ def _drive(cases: Iterator[Case], names: tuple[str, ...], workers: list[_Worker]
         if not busy:
             return  # nothing queued, nothing running: every case is done
         soonest = min(w.deadline for w in busy)
-        timeout = max(0.0, min(0.25, soonest - time.monotonic()))
+        timeout = max(0.0, min(0.25, soonest - clock.now()))
         ready = wait([w.conn for w in busy], timeout)
         for worker in busy:
             call = worker.call
@@ -746,7 +746,7 @@ def _drive(cases: Iterator[Case], names: tuple[str, ...], workers: list[_Worker]
                     worker.call, worker.deadline = None, math.inf
                     assert got == call
                 finish(*call, answer)
-            elif time.monotonic() > worker.deadline:
+            elif clock.now() > worker.deadline:
                 answer = Answer(call[1], "timeout", seconds=per_call + GRACE, killed=True,
                                 message=f"no answer {GRACE:g} s past its {per_call:g} s time limit (killed)")
                 _replace(workers, worker)

@@ -17,7 +17,6 @@ import contextlib
 import json
 import math
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -32,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
+from edgematch import clock
 from edgematch.bench.runner import MEMORY_LIMIT_MB, RunRecord
 from edgematch.bench.suite import MAX_REPEAT, Instance, Overrides, Suite, load_suite
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
@@ -102,7 +102,7 @@ class _Eta(ProgressColumn):
 
     def render(self, task: Any) -> Text:
         estimate, at = task.fields.get("eta"), task.fields.get("eta_at")
-        since = 0.0 if at is None else time.monotonic() - at
+        since = 0.0 if at is None else clock.now() - at
         return Text(eta_text(estimate, since, task.finished), style="progress.remaining")
 
 
@@ -191,7 +191,7 @@ def _live(jobs: int) -> Iterator:
                                                 f" {label}: {record.message}"), highlight=False, soft_wrap=True)
 
         def eta(seconds: float | None) -> None:
-            bar.update(task, eta=seconds, eta_at=time.monotonic())
+            bar.update(task, eta=seconds, eta_at=clock.now())
 
         yield Watcher(planned, started, finished, eta)
 
@@ -321,7 +321,7 @@ def bench(
                     "skipped": skipped, "unanswered": [u.as_dict() for u in unanswered],
                     "setup_seconds": {name: round(s, 3) for name, s in setup.items()}})
                 _announce(suite, number, jobs, db, cluster)
-            started = time.perf_counter()
+            started = clock.now()
             try:
                 with _display(jobs) as watcher:
                     if cluster is None:
@@ -337,7 +337,7 @@ def bench(
                                         f"in {db}; carry on with ", (f"edgematch bench --resume{where}", "bold")),
                           highlight=False, soft_wrap=True)
                 raise typer.Exit(EXIT_INTERRUPTED) from None
-            out.print(f"benched in {time.perf_counter() - started:.1f} s")
+            out.print(f"benched in {clock.now() - started:.1f} s")
             summary, written = _finish(store, number, output, report, db)
         if summary.wrong or confirm and _unconfirmed(summary):
             raise typer.Exit(EXIT_INVALID)

@@ -17,7 +17,6 @@ board within the time, 4 the backend failed, 130 interrupted (after printing and
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +27,7 @@ from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from edgematch import clock
 from edgematch import formats as fmt
 from edgematch.cli.app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_USAGE, app, err, out, reported
 from edgematch.cli.commands import FormatOpt
@@ -82,7 +82,7 @@ class Keeper:
         if score <= self.score:
             return
         self.board, self.score = board, score
-        self.history.append((time.perf_counter() - self.began, score))
+        self.history.append((clock.now() - self.began, score))
         self.save()
 
     def save(self) -> None:
@@ -280,7 +280,7 @@ def best_cmd(
         render = drawing(render, output, as_json)
         if cluster is not None and backend.partition(":")[0] not in ("auto", "native"):
             raise UsageError(f"--cluster runs the native backend's chains; -b {backend} does not run on a cluster")
-        keeper = Keeper(puzzle, save, save_format, time.perf_counter())
+        keeper = Keeper(puzzle, save, save_format, clock.now())
         try:
             with live_score(puzzle.seam_count, keeper) as progress:
                 result = best_board(puzzle, backend, time_limit, workers, progress=progress, on_improve=keeper,

@@ -15,11 +15,11 @@ PySAT is imported inside :func:`encode_best` only.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import Board
 from edgematch.encodings.best import BestSpace, best_space
@@ -68,7 +68,7 @@ def encode_best(puzzle: Puzzle, symmetry: bool = True, amo: str = "seqcounter") 
 
     if amo not in AMO_ENCODINGS:
         raise UsageError(f"unknown at-most-one encoding {amo!r}; choose one of: {', '.join(AMO_ENCODINGS)}")
-    start = time.perf_counter()
+    start = clock.now()
     space = best_space(puzzle, symmetry)
     pool = IDPool()
     hard: list[list[int]] = []
@@ -129,5 +129,5 @@ def encode_best(puzzle: Puzzle, symmetry: bool = True, amo: str = "seqcounter") 
     return CnfBestEncoding(
         hard=hard, soft=soft, pool=pool, placements=placements, space=space,
         stats={"variables": pool.top, "clauses": len(hard), "soft": len(soft), **space.stats,
-               "encode_seconds": time.perf_counter() - start},
+               "encode_seconds": clock.now() - start},
     )

@@ -21,11 +21,11 @@ ortools is imported inside :func:`encode` only.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.symmetry import board_turns
 from edgematch.core.tiletypes import Board, TileTypes
@@ -59,7 +59,7 @@ def encode(puzzle: Puzzle, formulation: str = DEFAULT_FORMULATION, symmetry: boo
 
     if formulation not in FORMULATIONS:
         raise UsageError(f"unknown CP-SAT formulation {formulation!r}; choose one of: {', '.join(FORMULATIONS)}")
-    start = time.perf_counter()
+    start = clock.now()
     dom = domains(puzzle)
     types = dom.types
     turns = board_turns(puzzle)
@@ -78,7 +78,7 @@ def encode(puzzle: Puzzle, formulation: str = DEFAULT_FORMULATION, symmetry: boo
         model=model, formulation=formulation, types=types, domains=dom, decode=decode,
         turns=len(turns) if pinned is not None else 1, anchor=pinned, unsat=dom.empty,
         stats={"variables": len(proto.variables), "constraints": len(proto.constraints),
-               "placements": dom.placements, "encode_seconds": time.perf_counter() - start},
+               "placements": dom.placements, "encode_seconds": clock.now() - start},
     )
 
 

@@ -19,11 +19,11 @@ ortools is imported inside :func:`encode_best` only.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import Board
 from edgematch.encodings.best import BestSpace, best_space, greedy
@@ -52,7 +52,7 @@ def encode_best(puzzle: Puzzle, symmetry: bool = True, warm: bool = True) -> Cps
     greedy board as a first solution)."""
     from ortools.sat.python import cp_model
 
-    start = time.perf_counter()
+    start = clock.now()
     space = best_space(puzzle, symmetry)
     model = cp_model.CpModel()
     fits: list[Any] = []
@@ -137,4 +137,4 @@ def _hint(model: Any, space: BestSpace, board: Board, x: dict, s: dict, fit_of: 
 def _stats(model: Any, space: BestSpace, start: float) -> dict[str, float]:
     proto = model.proto
     return {"variables": len(proto.variables), "constraints": len(proto.constraints), **space.stats,
-            "encode_seconds": time.perf_counter() - start}
+            "encode_seconds": clock.now() - start}

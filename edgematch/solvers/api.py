@@ -22,12 +22,12 @@ import math
 import numbers
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution, whole_number
 from edgematch.errors import BackendError, Interrupted, UsageError, shown
@@ -208,10 +208,10 @@ def _ended(result: Result) -> Result:
 
 
 def _checked(puzzle: Puzzle, result: Result) -> Result:
-    start = time.perf_counter()
+    start = clock.now()
     for solution in result.solutions:
         _verify(puzzle, solution, result.backend)
-    result.timings.check = time.perf_counter() - start
+    result.timings.check = clock.now() - start
     return result
 
 
@@ -335,12 +335,12 @@ def best(
     with _stopping(chosen.full_name, "best", lambda: seen):
         puzzle = as_puzzle(puzzle)
         seen.max_score = puzzle.seam_count
-        began = time.perf_counter()
+        began = clock.now()
         if on_improve is not None:
             def checked_improvement(board: Solution, claimed: int) -> None:
                 scored = _scored(puzzle, board, claimed, chosen.full_name)
                 seen.solutions, seen.score = [board], scored
-                seen.history.append((time.perf_counter() - began, scored))
+                seen.history.append((clock.now() - began, scored))
                 on_improve(board, scored)
 
             task = replace(task, on_improve=checked_improvement)
@@ -362,7 +362,7 @@ def _checked_best(puzzle: Puzzle, result: Result, seen: Result | None = None) ->
     """``result`` with its board re-scored by the checker; a board equal to the last one ``on_improve`` was given
     (``seen``, checked then) keeps that score (checking a 250x250 board again took most of a second after a
     Ctrl-C)."""
-    start = time.perf_counter()
+    start = clock.now()
     result.max_score = puzzle.seam_count
     if result.solutions:
         board = result.solutions[0]
@@ -377,7 +377,7 @@ def _checked_best(puzzle: Puzzle, result: Result, seen: Result | None = None) ->
             result.status = Status.SOLVED  # a full solution is optimal whether or not the backend said so
     elif result.status is Status.SOLVED:
         raise BackendError(f"backend {result.backend} said its board is optimal but returned none")
-    result.timings.check = time.perf_counter() - start
+    result.timings.check = clock.now() - start
     return result
 
 
@@ -389,7 +389,7 @@ def _answered(puzzle: PuzzleLike, backend: str, task: Task, confirm: bool) -> Re
         raise UsageError(f"confirm must be True or False, got {shown(confirm)}")
     chosen = _backend(backend)
     with _stopping(chosen.full_name, task.question):
-        deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
+        deadline = None if task.time_limit is None else clock.now() + task.time_limit
         puzzle = as_puzzle(puzzle)
         result = _ended(_checked(puzzle, chosen.run(puzzle, task)))
         if confirm:

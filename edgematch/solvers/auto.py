@@ -4,10 +4,10 @@ puzzle and question, and runs that one; the result names the backend chosen (``c
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import Backend, Question, Result, Task, get_backend
 from edgematch.solvers.policy import choose, installed, load_policy
@@ -25,10 +25,10 @@ class AutoBackend(Backend):
                 get_backend(name).warm_up(question)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        started = time.monotonic()
+        started = clock.now()
         choice = choose(puzzle, task.question, task)  # reads every tile: a 250x250's take a fifth of a second
         if task.time_limit is not None:  # ... which the caller's limit counts
-            task = replace(task, time_limit=max(0.01, task.time_limit - (time.monotonic() - started)))
+            task = replace(task, time_limit=max(0.01, task.time_limit - (clock.now() - started)))
         result = get_backend(choice.backend).run(puzzle, task)
         result.counters = {**result.counters, "chosen": choice.backend}
         result.options = {**result.options, "auto": choice.backend, "policy": choice.policy}

@@ -7,10 +7,10 @@ stands for one orbit of ``turns`` turned boards, so boards are then the distinct
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
@@ -29,7 +29,7 @@ def counted(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], distinc
 def expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit: int | None,
              deadline: float | None = None) -> tuple[list[Solution], bool]:
     """The raw solutions of ``boards`` (every turn the anchor folded away, every order of identical copies),
-    up to ``limit``, and whether the ``time.monotonic()`` deadline cut the listing short."""
+    up to ``limit``, and whether the ``clock.now()`` deadline cut the listing short."""
     every = (solution for board in boards
              for turned in (turned_boards(puzzle, types, board) if turns > 1 else [board])
              for solution in expand(puzzle, types, turned))
@@ -41,7 +41,7 @@ CUT = "time limit while listing raw solutions"  # the message of a result whose 
 
 
 def listed(solutions: Iterator[Solution], limit: int | None, deadline: float | None) -> tuple[list[Solution], bool]:
-    """Up to ``limit`` of ``solutions``, and whether the ``time.monotonic()`` deadline stopped the listing first.
+    """Up to ``limit`` of ``solutions``, and whether the ``clock.now()`` deadline stopped the listing first.
 
     One board with many identical tiles stands for millions of raw solutions: listing them all could outlast
     any time limit and fill memory (a 5x5 of two colours grew to 20 GB), so the listing keeps the limit too."""
@@ -49,7 +49,7 @@ def listed(solutions: Iterator[Solution], limit: int | None, deadline: float | N
     for solution in solutions:
         if limit is not None and len(out) >= limit:
             break
-        if deadline is not None and out and len(out) % CHECK_EVERY == 0 and time.monotonic() > deadline:
+        if deadline is not None and out and len(out) % CHECK_EVERY == 0 and clock.now() > deadline:
             return out, True
         out.append(solution)
     return out, False

@@ -14,10 +14,10 @@ class), else the first installed backend of :data:`SECOND_OPINION` for the answe
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import Confirmation, Result, Status, Task, base_spec
@@ -63,14 +63,14 @@ def confirmer(puzzle: Puzzle, question: str, answered_by: str) -> str:
 def second_opinion(puzzle: Puzzle, first: Result, task: Task, deadline: float | None,
                    run: Callable[[str, Task], Result]) -> Confirmation:
     """Re-derive ``first`` (the answer to ``task``) with a backend of another family, within ``deadline``
-    (a ``time.monotonic()`` instant, or None); ``run(backend, task)`` gives that backend's checked result.
+    (a ``clock.now()`` instant, or None); ``run(backend, task)`` gives that backend's checked result.
     Raises :class:`Disagreement` when the answers differ."""
     if first.status is Status.SOLVED and task.question == "first":
         return Confirmation("checker", True, "the solution passed the independent checker")
     if not first.complete:
         return Confirmation("", None, f"nothing to confirm: {first.backend} gave no complete answer")
     by = confirmer(puzzle, task.question, first.backend)
-    left = None if deadline is None else deadline - time.monotonic()
+    left = None if deadline is None else deadline - clock.now()
     if left is not None and left <= 0.01:
         return Confirmation(by, None, f"not confirmed: no time left for {by}")
     second = run(by, replace(task, time_limit=left, options={}, progress=None, workers=1))

@@ -24,10 +24,10 @@ no best model.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
@@ -78,7 +78,7 @@ class CpsatBackend(Backend):
         formulation = self.sub or DEFAULT_FORMULATION
         enumerate_all = task.question != "first"
         workers = 1 if enumerate_all else task.workers
-        started = time.monotonic()
+        started = clock.now()
         deadline = None if task.time_limit is None else started + task.time_limit
         got = _Received(task, started)
         raw_limit = task.limit if task.question == "all" else None
@@ -87,7 +87,7 @@ class CpsatBackend(Backend):
                                       deadline), deadline, got.handle)
         except ChildDied as exc:
             stopped, got.message = "error", f"{self.full_name}: {exc}"
-        took = time.monotonic() - started
+        took = clock.now() - started
         build = got.build if got.build is not None else took
         one = f"1 (CP-SAT enumerates on one; {task.workers} asked)"
         options = {
@@ -136,7 +136,7 @@ class CpsatBackend(Backend):
         symmetry = on_off(given.get("symmetry", True), "symmetry")
         seed = whole(given.get("seed", 0), "seed")
         self.warm_up()
-        started = time.monotonic()
+        started = clock.now()
         deadline = None if task.time_limit is None else started + task.time_limit
         got = Improvements(puzzle, task, started)
         error = ""
@@ -188,7 +188,7 @@ class _Received:
             self.boards.append(payload)
             if self.task.progress is not None:
                 self.task.progress({"nodes": 0, "solutions": len(self.boards),
-                                    "elapsed": time.monotonic() - self.started})
+                                    "elapsed": clock.now() - self.started})
         elif kind == "done":
             self.status, self.counters, self.limit_reached = payload
         return False
@@ -201,9 +201,9 @@ def _child(send: Callable[[Any], None], puzzle: Puzzle, formulation: str, symmet
 
     from edgematch.encodings.cpsat import encode
 
-    start = time.perf_counter()
+    start = clock.now()
     enc = encode(puzzle, formulation, symmetry)
-    build = time.perf_counter() - start
+    build = clock.now() - start
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = workers
@@ -211,7 +211,7 @@ def _child(send: Callable[[Any], None], puzzle: Puzzle, formulation: str, symmet
     params.enumerate_all_solutions = enumerate_all
     params.catch_sigint_signal = False  # Ctrl-C is the parent's to handle
     if deadline is not None:
-        params.max_time_in_seconds = max(0.01, deadline - time.monotonic() - STOP_MARGIN)
+        params.max_time_in_seconds = max(0.01, deadline - clock.now() - STOP_MARGIN)
     max_time = params.max_time_in_seconds if deadline is not None else None
     send(("built", (build, enc.types, enc.turns, enc.anchor, enc.stats, max_time)))
     collector = _collector(enc, puzzle, send, raw_limit) if enumerate_all else None
@@ -262,10 +262,10 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, symmetry: bool, see
 
     from edgematch.encodings.cpsat_best import encode_best
 
-    start = time.perf_counter()
+    start = clock.now()
     enc = encode_best(puzzle, symmetry)
     space = enc.space
-    send(("built", (time.perf_counter() - start, space.types, enc.stats)))
+    send(("built", (clock.now() - start, space.types, enc.stats)))
     if enc.unsat:
         send(("done", ("INFEASIBLE", {})))
         return
@@ -276,7 +276,7 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, symmetry: bool, see
     params.catch_sigint_signal = False  # Ctrl-C is the parent's to handle
     params.cp_model_presolve = space.placements <= PRESOLVE_PLACEMENTS
     if deadline is not None:
-        params.max_time_in_seconds = max(0.01, deadline - time.monotonic() - STOP_MARGIN)
+        params.max_time_in_seconds = max(0.01, deadline - clock.now() - STOP_MARGIN)
     best = [-1]
 
     def offer(board: tuple) -> None:

@@ -59,11 +59,11 @@ forks. A timer calling ``interrupt()`` would not do: PySAT's CaDiCaL and Lingeli
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError, shown
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT
@@ -103,7 +103,7 @@ class CubePlan:
 
 def plan_cubes(puzzle: Puzzle, target: int, symmetry: bool, deadline: float | None = None) -> CubePlan:
     """At least ``target`` cubes when the tree allows (fewer when it is small, or ``deadline``, a
-    ``time.monotonic()`` instant, passes while splitting): the native search's prefixes, as placements.
+    ``clock.now()`` instant, passes while splitting): the native search's prefixes, as placements.
     ``symmetry`` must be the CNF's, so both fix the board's turn with the same anchor."""
     from edgematch.solvers.native.search import prefixes
     from edgematch.solvers.native.tables import build_tables
@@ -150,7 +150,7 @@ def ordered(sat: Any, enc: Any, cubes: Iterable[Cube], deadline: float | None = 
         if lits is None:
             out.dropped += 1
             continue
-        if able and (deadline is None or time.monotonic() < deadline):
+        if able and (deadline is None or clock.now() < deadline):
             try:
                 fine, implied = sat.propagate(assumptions=lits)
             except NotImplementedError:
@@ -193,15 +193,15 @@ def conquer_child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, sol
 
     from edgematch.encodings.cnf import encode
 
-    start = time.perf_counter()
+    start = clock.now()
     enc = encode(puzzle, options)
-    send(("built", (time.perf_counter() - start, enc.types, enc.turns, enc.stats)))
+    send(("built", (clock.now() - start, enc.types, enc.turns, enc.stats)))
     plan = plan_cubes(puzzle, target, options.symmetry, deadline)
     with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
         order = ordered(sat, enc, plan.cubes, deadline)
         send(("cubes", {"cubes": len(plan.cubes), "cube_depth": plan.depth, "cubes_dropped": order.dropped,
                         "cubes_refuted": order.refuted, "split_nodes": plan.nodes,
-                        "cube_seconds": time.perf_counter() - start}))
+                        "cube_seconds": clock.now() - start}))
         if workers <= 1 or len(order.cubes) <= 1:
             board, stats = conquer(sat, enc, order.cubes, lambda: send(("cube", 1)))
             finished = board is None
@@ -302,9 +302,9 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     from edgematch.core.tiletypes import tile_types
     from edgematch.encodings.domains import anchor
     from edgematch.solvers.parallel.cluster import connected, threads
-    from edgematch.solvers.parallel.tasks import Tasks, wall_deadline
+    from edgematch.solvers.parallel.tasks import Tasks
 
-    connecting = start = time.monotonic()
+    connecting = start = clock.now()
     deadline = None
     types = tile_types(puzzle)
     turns = board_turns(puzzle)
@@ -313,7 +313,7 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     left: list[Hashable] = []
     try:
         with connected(cluster) as client:
-            start = time.monotonic()
+            start = clock.now()
             deadline = None if time_limit is None else start + time_limit
             out.counters["cluster_start_seconds"] = start - connecting
             width = threads(client)
@@ -323,7 +323,7 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
             out.counters.update({"cubes_asked": target, "cubes": len(plan.cubes), "cube_depth": plan.depth,
                                  "split_nodes": plan.nodes, "batches": batches, "cubes_unsat": 0})
             tasks = Tasks(client, "cubes")
-            wall = wall_deadline(deadline, REPORT_AHEAD)
+            wall = clock.to_wall(deadline, REPORT_AHEAD)
             for b in range(batches):
                 tasks.submit(b, conquer_batch, puzzle, options, solver, plan.cubes[b::batches], wall, tasks.stop_name)
 
@@ -347,14 +347,14 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
             finally:
                 tasks.stop()  # running batches see it and kill their solvers
                 left = tasks.cancel()
-            ended = time.monotonic()
-        out.counters["cluster_close_seconds"] = time.monotonic() - ended
+            ended = clock.now()
+        out.counters["cluster_close_seconds"] = clock.now() - ended
     except KeyboardInterrupt:
         out.stopped = INTERRUPTED
     out.finished = out.board is None and not out.stopped and not left and not out.lost
     if out.board is not None:
         out.stopped = ""
-    out.counters["seconds"] = time.monotonic() - start - out.counters.get("cluster_close_seconds", 0.0)
+    out.counters["seconds"] = clock.now() - start - out.counters.get("cluster_close_seconds", 0.0)
     return out
 
 
@@ -369,7 +369,7 @@ def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], 
     last = [0.0]
 
     def should_stop() -> bool:
-        now = time.monotonic()
+        now = clock.now()
         if now - last[0] < stop_poll:
             return False
         last[0] = now
@@ -377,7 +377,7 @@ def conquer_batch(puzzle: Puzzle, options: Any, solver: str, cubes: list[Cube], 
             return bool(event.is_set())
         return False
 
-    deadline = None if wall_deadline is None else time.monotonic() + (wall_deadline - time.time())
+    deadline = clock.from_wall(wall_deadline)
     counters: dict[str, float] = {"cubes_unsat": 0}
     board: list | None = None
     finished = False

@@ -9,9 +9,9 @@ better than the last, then ``("done", (status, counters))``; the status is the b
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.tiletypes import decode
 from edgematch.solvers.base import TIME_LIMIT, Result, Status, Task, Timings
@@ -48,7 +48,7 @@ class Improvements:
 
     def improve(self, board: Solution, score: int) -> None:
         """Keep ``board`` first (so nothing is lost if a callback raises), then report it."""
-        elapsed = time.monotonic() - self.started
+        elapsed = clock.now() - self.started
         self.board, self.score = board, score
         self.history.append((elapsed, score))
         if self.task.progress is not None:
@@ -60,7 +60,7 @@ class Improvements:
     def result(self, backend: str, stopped: str, options: dict[str, Any], error: str = "") -> Result:
         """The Result: SOLVED when the child proved its board optimal (or it is a full solution), UNSAT when
         it proved no admissible board exists, TIMEOUT with the best board otherwise (``stopped`` says why)."""
-        took = time.monotonic() - self.started
+        took = clock.now() - self.started
         build = self.build if self.build is not None else took
         result = Result(backend=backend, status=Status.TIMEOUT, timings=Timings(build=build, solve=took - build),
                         counters={**self.counters, **self.enc_stats, "improvements": len(self.history)},

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import time
 from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.checker import check, check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
@@ -124,7 +124,7 @@ class PortfolioBackend(Backend):
         for member in members:  # loaded once here: the members start with their libraries and compiled code in place
             member.warm_up(task.question)
         ctx = context()
-        started = time.monotonic()
+        started = clock.now()
         deadline = None if task.time_limit is None else started + task.time_limit
         running: dict[Any, tuple[str, Any]] = {}
         processes: list[Any] = []  # every member started, reported or not: all are reaped before the call returns
@@ -134,7 +134,7 @@ class PortfolioBackend(Backend):
         reason = ""
         try:
             for member in members:
-                left = None if deadline is None else deadline - time.monotonic()
+                left = None if deadline is None else deadline - clock.now()
                 if left is not None and left <= 0:
                     break
                 receive, send = ctx.Pipe(duplex=False)
@@ -156,7 +156,7 @@ class PortfolioBackend(Backend):
                 for _, process in running.values():
                     interrupt_group(process.pid)
                 with contextlib.suppress(KeyboardInterrupt):
-                    winner = _race(puzzle, running, spent, time.monotonic() + STOP_GRACE, task, streamed)[0]
+                    winner = _race(puzzle, running, spent, clock.now() + STOP_GRACE, task, streamed)[0]
             for process in processes:  # those that reported are done: none outlives the call
                 if process.pid is not None and process.exitcode is None:
                     kill_group(process.pid)  # a member that never started has pid None: nothing to kill
@@ -165,7 +165,7 @@ class PortfolioBackend(Backend):
                     process.join(timeout=5)
             for receive in running:
                 receive.close()
-        took = time.monotonic() - started
+        took = clock.now() - started
         killed = [n for n, _ in running.values()]
         answer = winner if winner is not None else _best_unfinished(
             spent + streamed, killed, reason or TIME_LIMIT, puzzle if task.question == "best" else None)
@@ -193,7 +193,7 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
     repeat the board it streamed (one that proves its board optimal finishes, and wins, before)."""
     streamed = [] if streamed is None else streamed
     while running:
-        now = time.monotonic()
+        now = clock.now()
         if limit is not None and streamed and task.question == "best" and now >= limit:
             return None, TIME_LIMIT
         left = None if deadline is None else deadline - now
@@ -211,7 +211,7 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
             if isinstance(message, tuple):  # ("improve", board, score) from a best member
                 _, board, score = message
                 if not streamed or score > (streamed[0].score or 0):
-                    seen = [*(streamed[0].history if streamed else []), (time.monotonic(), score)]
+                    seen = [*(streamed[0].history if streamed else []), (clock.now(), score)]
                     streamed[:] = [Result(name, Status.TIMEOUT, [board], score=score, history=seen)]
                     if task.on_improve is not None:
                         task.on_improve(board, score)
@@ -229,7 +229,7 @@ def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task, deadline: f
     clock in every process) less :data:`REPORT_AHEAD`, counted from here, not from before the fork."""
     own_group()
     if deadline is not None:
-        task = replace(task, time_limit=max(0.01, deadline - time.monotonic() - REPORT_AHEAD))
+        task = replace(task, time_limit=max(0.01, deadline - clock.now() - REPORT_AHEAD))
     if task.question == "best":
         task = replace(task, on_improve=lambda board, score: conn.send(("improve", board, score)))
     try:

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
@@ -140,7 +141,7 @@ class SatBackend(Backend):
         flags = {k: on_off(v, k) for k, v in given.items() if k != "amo"}
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         self.warm_up()  # loaded here once, so the child does not pay the imports
-        started = time.monotonic()
+        started = clock.now()
         deadline = None if task.time_limit is None else started + task.time_limit
         # every board the CNF finds expands to at least one solution: --all -n N needs N boards at most
         want_boards = 1 if task.question == "first" else task.limit if task.question == "all" else None
@@ -159,7 +160,7 @@ class SatBackend(Backend):
             got.message = f"sat:{solver}: {exc}"
         if proof is not None and stopped:  # killed (time limit, Ctrl-C) or dead, perhaps in the middle of a write
             remove_leftovers(proof, began)
-        took = time.monotonic() - started
+        took = clock.now() - started
         build = got.build if got.build is not None else took
         boards, finished = got.boards, got.finished and not stopped
 
@@ -233,10 +234,10 @@ class SatBackend(Backend):
         from edgematch.solvers.parallel.cluster import describe
 
         cubes = cube_count(task.options["cubes"]) if "cubes" in task.options else None
-        left = None if task.time_limit is None else task.time_limit - (time.monotonic() - started)
+        left = None if task.time_limit is None else task.time_limit - (clock.now() - started)
         got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
         # the cluster's start and close are reported apart
-        took = time.monotonic() - started - got.counters.get("cluster_start_seconds", 0.0) \
+        took = clock.now() - started - got.counters.get("cluster_start_seconds", 0.0) \
             - got.counters.get("cluster_close_seconds", 0.0)
         result = Result(
             backend=f"sat:{solver}", status=Status.TIMEOUT, timings=Timings(build=0.0, solve=took),
@@ -273,7 +274,7 @@ class SatBackend(Backend):
         if mode not in MAXSAT:
             raise UsageError(f"unknown maxsat search {mode!r}; choose one of: {', '.join(MAXSAT)}")
         self.warm_up()
-        started = time.monotonic()
+        started = clock.now()
         deadline = None if task.time_limit is None else started + task.time_limit
         got = Improvements(puzzle, task, started)
         error = ""
@@ -311,7 +312,7 @@ class _Received:
             self.boards.append(payload)
             if self.task.progress is not None:
                 self.task.progress({"nodes": 0, "solutions": len(self.boards),
-                                    "elapsed": time.monotonic() - self.started})
+                                    "elapsed": clock.now() - self.started})
         elif kind == "done":
             self.stats, self.finished = dict(payload[0]), payload[1]
         elif kind == "cubes":
@@ -359,9 +360,9 @@ def _child(send: Callable[[Any], None], puzzle: Puzzle, options: Any, solver: st
 
     from edgematch.encodings.cnf import encode, to_dimacs
 
-    start = time.perf_counter()
+    start = clock.now()
     enc = encode(puzzle, options)
-    send(("built", (time.perf_counter() - start, enc.types, enc.turns, enc.stats)))
+    send(("built", (clock.now() - start, enc.types, enc.turns, enc.stats)))
     with Solver(name=solver, bootstrap_with=enc.clauses, with_proof=proof is not None) as sat:
         found = 0
         satisfiable = sat.solve()
@@ -395,10 +396,10 @@ def _best_child(send: Callable[[Any], None], puzzle: Puzzle, solver: str, mode: 
     from edgematch.encodings.best import greedy
     from edgematch.encodings.cnf_best import encode_best
 
-    start = time.perf_counter()
+    start = clock.now()
     enc = encode_best(puzzle, symmetry, amo)
     space = enc.space
-    send(("built", (time.perf_counter() - start, space.types, enc.stats)))
+    send(("built", (clock.now() - start, space.types, enc.stats)))
     best = -1
 
     def offer(model: list[int]) -> int:

@@ -22,9 +22,9 @@ needed on seeds 1-5, measured when written):
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
+from edgematch import clock
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import MAX_LABEL, Puzzle, Solution, whole_number
 from edgematch.errors import UsageError
@@ -50,11 +50,11 @@ def unique_puzzle(spec: GeneratorSpec, tries: int = DEFAULT_TRIES, time_limit: f
         if problem:
             raise UsageError(f"the {name} {problem}")
     get_backend("native")  # the native backend's error when its C library is missing, before any try
-    started = time.monotonic()
+    started = clock.now()
     several = none = timeouts = 0
     made = 0
     for made in range(1, tries + 1):
-        left = time_limit - (time.monotonic() - started)
+        left = time_limit - (clock.now() - started)
         if left <= 0:
             made -= 1
             break
@@ -74,6 +74,6 @@ def unique_puzzle(spec: GeneratorSpec, tries: int = DEFAULT_TRIES, time_limit: f
                                                    (none, "were counted unsolvable")) if n)
     raise UsageError(
         f"no puzzle with exactly one distinct solution from {spec.name} in {made} {'try' if made == 1 else 'tries'} "
-        f"({time.monotonic() - started:.1f} s; {gave or 'no count finished'}): "
+        f"({clock.now() - started:.1f} s; {gave or 'no count finished'}): "
         "try fewer tiles, more colours, or another seed"
     )

@@ -32,11 +32,11 @@ chain takes parts of the second order's search (:mod:`edgematch.solvers.native.f
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import UsageError
 from edgematch.solvers.base import (
@@ -284,8 +284,8 @@ class NativeBackend(Backend):
         (:func:`timed_out` makes the run's result of it)."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
-        t0 = time.perf_counter()
-        deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
+        t0 = clock.now()
+        deadline = None if task.time_limit is None else clock.now() + task.time_limit
         given = self.checked_options(task)
         order = str(given.get("order", DEFAULT_ORDER))
         if order not in (*ORDERS, "dynamic"):
@@ -300,7 +300,7 @@ class NativeBackend(Backend):
                               values=self.values(task), deadline=deadline)
         if how.dynamic:
             tables = replace(tables, order_name="dynamic")
-        build = time.perf_counter() - t0
+        build = clock.now() - t0
         return tables, build, ensure_compiled()
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
@@ -329,11 +329,11 @@ class NativeBackend(Backend):
         from edgematch.solvers.native.count import parts
         from edgematch.solvers.native.search import distinct_boards, drive, drive_restarts
 
-        began = time.perf_counter()
+        began = clock.now()
         try:
             tables, build, compile_s = self.prepare(puzzle, task)
         except BuildTimedOut:
-            return self.timed_out(task, time.perf_counter() - began)
+            return self.timed_out(task, clock.now() - began)
         if tables.positions == 0:
             return self._all_hinted(puzzle, tables, task, build)
         if task.progress is not None and task.question != "first" and tables.raw_multiplier != 1:
@@ -351,8 +351,8 @@ class NativeBackend(Backend):
         memo, memo_off = _memo_size(puzzle, task, tables, how)
         memo_stats: dict[str, int] = {}
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
-        t0 = time.perf_counter()
-        deadline = None if left is None else time.monotonic() + left
+        t0 = clock.now()
+        deadline = None if left is None else clock.now() + left
         if restarting:
             outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress, keep_first=keep,
                                                   make=_searcher(puzzle, how, 1, False))
@@ -374,10 +374,10 @@ class NativeBackend(Backend):
             else:
                 search = _searcher(puzzle, how, capacity, task.distinct)(tables)
             # making the search (its memo table, propagation's arrays) counts too
-            outcome = drive(search, None if deadline is None else max(0.0, deadline - time.monotonic()), want,
+            outcome = drive(search, None if deadline is None else max(0.0, deadline - clock.now()), want,
                             task.progress)
             memo_stats = search.stats() if memo is not None else {}
-        solve = time.perf_counter() - t0 - outcome.started - outcome.closed  # a local cluster's: reported apart
+        solve = clock.now() - t0 - outcome.started - outcome.closed  # a local cluster's: reported apart
 
         raw = outcome.solutions * tables.raw_multiplier
         cut = False

@@ -9,13 +9,13 @@ node rate (about 0.1 s each), so time limits, progress reports and Ctrl-C are ha
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, shuffled
 
@@ -122,7 +122,7 @@ def fitting(tables: Tables, p: int, type_left: np.ndarray, placed: np.ndarray) -
 
 def prefixes(tables: Tables, target: int, deadline: float | None = None) -> tuple[list[tuple[int, ...]], int]:
     """Split the tree: all fitting prefixes of the shallowest depth giving at least ``target`` of them
-    (never the full depth), or of the deepest level complete when ``deadline`` (a ``time.monotonic()``
+    (never the full depth), or of the deepest level complete when ``deadline`` (a ``clock.now()``
     instant) passes. Returns the prefixes and the nodes spent finding them."""
     level: list[tuple[int, ...]] = [()]
     nodes = 0
@@ -130,7 +130,7 @@ def prefixes(tables: Tables, target: int, deadline: float | None = None) -> tupl
     while len(level) < target and depth < tables.positions - 1:
         nxt = []
         for prefix in level:
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock.now() >= deadline:
                 return level, nodes  # every level partitions the tree
             type_left = tables.type_count.copy()
             placed = tables.placed0.copy()
@@ -171,16 +171,16 @@ def drive(
 ) -> Outcome:
     """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the time limit passes,
     ``should_stop()`` says so (another worker found the answer), ``node_limit`` nodes are spent, or Ctrl-C."""
-    start = time.perf_counter()
+    start = clock.now()
     budget = FIRST_BUDGET if node_limit is None else max(1, min(FIRST_BUDGET, node_limit - search.nodes))
     found: list[np.ndarray] = []
     stopped = ""
     try:
         while True:
-            t0 = time.perf_counter()
+            t0 = clock.now()
             before = search.nodes
             code = search.step(budget)
-            spent = time.perf_counter() - t0
+            spent = clock.now() - t0
             batch = search.drain()
             found.extend(batch)
             if code == kernels.FINISHED:
@@ -188,7 +188,7 @@ def drive(
             if want is not None and len(found) >= want:
                 stopped = "solution limit"
                 break
-            elapsed = time.perf_counter() - start
+            elapsed = clock.now() - start
             if progress is not None:
                 progress({"nodes": search.nodes, "solutions": search.solutions, "elapsed": elapsed})
             if time_limit is not None and elapsed >= time_limit:
@@ -212,7 +212,7 @@ def drive(
         stopped = "interrupted"
     return Outcome(
         finished=search.finished, nodes=search.nodes, solutions=search.solutions, canonical=search.canonical,
-        seconds=time.perf_counter() - start, stopped=stopped, found=found,
+        seconds=clock.now() - start, stopped=stopped, found=found,
     )
 
 
@@ -264,7 +264,7 @@ def drive_restarts(
             every[index] = every[index]()  # type: ignore[operator]
         return every[index]  # type: ignore[return-value]
 
-    start = time.perf_counter()
+    start = clock.now()
     total = Outcome(finished=False)
     kept = new(built(0)) if keep_first else None
     run = 0
@@ -282,12 +282,12 @@ def drive_restarts(
         steps = [lambda: (kept, None, 0)] if kept is not None else []
         for step in [*steps, restart]:  # the restart's tables are shuffled only when its turn comes
             search, mapping, index = step()
-            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+            left = None if time_limit is None else time_limit - (clock.now() - start)
             nodes, solutions = search.nodes, search.solutions
             base = total.nodes - nodes
 
             def report(p: dict[str, float], base: int = base) -> None:
-                progress({**p, "nodes": base + p["nodes"], "elapsed": time.perf_counter() - start})  # type: ignore[misc]
+                progress({**p, "nodes": base + p["nodes"], "elapsed": clock.now() - start})  # type: ignore[misc]
 
             one = drive(search, left, 1, report if progress else None, node_limit=nodes + budget)
             total.nodes += one.nodes - nodes
@@ -295,15 +295,15 @@ def drive_restarts(
             if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
                 total.found = [mapping[f] if mapping is not None else f for f in one.found]
                 total.finished, total.stopped = one.finished, one.stopped
-                total.seconds = time.perf_counter() - start
+                total.seconds = clock.now() - start
                 return total, run if kept is not None else run - 1, built(index)
 
 
 def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:
     """Stored solutions one by one, searching lazily (stops at the time limit)."""
-    start = time.perf_counter()
+    start = clock.now()
     while not search.finished:
         search.step(1_000_000)
         yield from search.drain()
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
+        if time_limit is not None and clock.now() - start >= time_limit:
             return

@@ -27,7 +27,6 @@ multiplier x k, distinct = boards, and up to k times less search.
 from __future__ import annotations
 
 import gc
-import time
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -37,9 +36,10 @@ from typing import TypeVar
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.core import tiletypes
 from edgematch.core.analysis import rim_tight
-from edgematch.core.model import SIDES, E, Puzzle, S, Solution
+from edgematch.core.model import SIDES, E, N, Puzzle, S, Solution, W
 from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.core.tiletypes import TileTypes, placement_arrays, placement_rows, tile_types
 from edgematch.encodings.domains import anchor
@@ -59,8 +59,8 @@ class BuildTimedOut(EdgematchError):
 
 
 def in_time(deadline: float | None) -> None:
-    """Raise :class:`BuildTimedOut` once ``deadline`` (a ``time.monotonic()`` instant) has passed."""
-    if deadline is not None and time.monotonic() >= deadline:
+    """Raise :class:`BuildTimedOut` once ``deadline`` (a ``clock.now()`` instant) has passed."""
+    if deadline is not None and clock.now() >= deadline:
         raise BuildTimedOut("time limit (while building the search tables)")
 
 
@@ -343,12 +343,15 @@ class MaskKeys:
 
 def neighbours(puzzle: Puzzle) -> np.ndarray:
     """Each cell's neighbour per side (N E S W), -1 off the board: ``[n * 4]``."""
-    out = np.full(puzzle.size * 4, -1, np.int32)
-    for cell in range(puzzle.size):
-        for s in SIDES:
-            nb = puzzle.neighbour(cell, s)
-            out[cell * 4 + s] = -1 if nb is None else nb
-    return out
+    w, h = puzzle.width, puzzle.height
+    cell = np.arange(w * h)
+    row, col = np.divmod(cell, w)
+    out = np.empty((w * h, 4), np.int32)  # as Puzzle.neighbour, side by side (a 250x250 has 250,000 of them)
+    out[:, N] = np.where(row > 0, cell - w, -1)
+    out[:, E] = np.where(col < w - 1, cell + 1, -1)
+    out[:, S] = np.where(row < h - 1, cell + w, -1)
+    out[:, W] = np.where(col > 0, cell - 1, -1)
+    return out.reshape(-1)
 
 
 def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int],
@@ -390,7 +393,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     (:func:`rarity_rank`). ``masks`` adds every cell's keys for any set of placed neighbours
     (:class:`MaskKeys`: the search with propagation picks its cells as it goes). ``cells`` gives the fill order
     itself (every cell once; named ``order`` in the tables), e.g. the memoised count's join fills a region
-    bottom-up. With a ``deadline`` (a ``time.monotonic()`` instant: the caller's time limit, which building
+    bottom-up. With a ``deadline`` (a ``clock.now()`` instant: the caller's time limit, which building
     counts against) it raises :class:`BuildTimedOut` once that passes, looking at the clock between steps (and
     per candidate table), so a run whose set-up cannot fit its limit ends near it instead of after the build."""
     n = puzzle.size

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.checker import check_admissible
 from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import EdgematchError, PuzzleError, UsageError
@@ -39,12 +39,13 @@ from edgematch.solvers.parallel.processes import (
     ChildDied,
     adopt,
     context,
+    ctrl_c_held,
     interrupt_group,
     kill_group,
     own_group,
     start,
 )
-from edgematch.solvers.parallel.tasks import Tasks, local_deadline
+from edgematch.solvers.parallel.tasks import Tasks
 
 REPORT_AHEAD = 0.1  # chains stop this much before the limit: their last report and exit take time too
 STOP_GRACE = 0.3  # after a Ctrl-C is passed on, for chains to report; then they are killed
@@ -112,16 +113,6 @@ class Incumbent:
         return read
 
 
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Ctrl-C held while a message goes out, so it goes out whole (a Ctrl-C arriving meanwhile is taken after)."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def chain_seed(task: Task) -> int:
     """The caller's seed (option ``seed``, default 0): chain ``i`` runs with ``seed + i``."""
     return whole(task.options.get("seed", 0), "seed")
@@ -143,7 +134,7 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
     to ``live[slot]``. Ctrl-C (from its parent only) stops the search, which reports; it is taken even where the
     parent ignores it (a Dask worker of a local cluster does, and a fork inherits that)."""
     def improve(board: Solution, score: int) -> None:
-        with _ctrl_c_held():
+        with ctrl_c_held():
             send.send(("improve", index, board, score))
 
     def progress(info: dict[str, float]) -> None:
@@ -154,7 +145,7 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
         try:  # a stop may come as soon as Ctrl-C is taken (a chain started past the deadline): setup included
             signal.signal(signal.SIGINT, signal.default_int_handler)
             own_group()
-            left = None if deadline is None else max(0.01, deadline - time.monotonic() - REPORT_AHEAD)
+            left = None if deadline is None else max(0.01, deadline - clock.now() - REPORT_AHEAD)
             runner, options = plan(backend, task, index)
             mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
                            incumbent=Incumbent(shared).reader(puzzle), options=options)
@@ -210,7 +201,7 @@ class Gathered:
 
     def show(self) -> None:
         if self.task.progress is not None:
-            self.task.progress({**self.progress(), "elapsed": time.monotonic() - self.began})
+            self.task.progress({**self.progress(), "elapsed": clock.now() - self.began})
 
 
 Running = dict[Any, tuple[int, Any]]  # a chain's receiving end -> (its index, its process), until it ends
@@ -238,7 +229,7 @@ def gather(running: Running, got: Any, on_message: Callable[[int, str, list[Any]
     reason to stop, or ``until`` (monotonic) passes (:data:`TIME_LIMIT`); ``refresh`` after each round. A chain
     ends with any message but ``improve``; one that dies is noted in ``got.lost``."""
     while running:
-        now = time.monotonic()
+        now = clock.now()
         if until is not None and now >= until:
             return TIME_LIMIT
         ready = wait(list(running), timeout=POLL_SECONDS if until is None else min(POLL_SECONDS, until - now))
@@ -285,7 +276,7 @@ def stop_chains(running: Running, started: list[Any], got: Gathered, live: Any, 
         for _, process in running.values():
             interrupt_group(process.pid)
         with contextlib.suppress(KeyboardInterrupt):
-            gather(running, got, on_message(got, ""), lambda: looked(got, live), time.monotonic() + grace)
+            gather(running, got, on_message(got, ""), lambda: looked(got, live), clock.now() + grace)
     for process in started:  # every kill first (a chain that reported may still be exiting): side by side
         kill_group(process.pid)
     for process in started:
@@ -318,7 +309,7 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
     backend.warm_up(task.question)
     dd = distributed()
     queue, shared, stop = dd.Queue(names[0]), dd.Variable(names[1]), dd.Event(names[2])
-    deadline = local_deadline(wall_deadline)
+    deadline = clock.from_wall(wall_deadline)
     ctx = context()
     incumbent = Incumbent.create(ctx, puzzle.size)
     live = ctx.Array("q", 1, lock=False)
@@ -332,7 +323,7 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
         adopt(process.pid)
         send.close()
         while True:
-            now = time.monotonic()
+            now = clock.now()
             if stop_by is None and deadline is not None and now >= deadline + late:
                 interrupt_group(process.pid)
                 stop_by = now + STOP_GRACE
@@ -378,7 +369,7 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
 def in_time(deadline: float | None) -> bool:
     """Whether chains started now would search at all: a cluster whose start took the whole time limit gets
     none (they would only start, be stopped and report nothing, past the limit)."""
-    return deadline is None or time.monotonic() < deadline - REPORT_AHEAD
+    return deadline is None or clock.now() < deadline - REPORT_AHEAD
 
 
 @dataclass
@@ -396,14 +387,14 @@ class Relay:
     def submit(cls, client: Any, kind: str, backend: Backend, puzzle: Puzzle, task: Task, got: Gathered,
                count: int, deadline: float | None, late: float, plan: Plan = seeded) -> Relay:
         """Start ``count`` chains (none when too late: :func:`in_time`) of ``backend`` on ``task`` (a plain one:
-        one worker, no callbacks) as ``plan`` gives them, each to stop by ``deadline`` (``time.monotonic()``)
+        one worker, no callbacks) as ``plan`` gives them, each to stop by ``deadline`` (``clock.now()``)
         plus ``late``."""
         tasks = Tasks(client, kind)
         relay = cls(tasks, puzzle, got, tasks.dd.Queue(tasks.name("queue"), client=client),
                     tasks.dd.Variable(tasks.name("board"), client=client))
         relay.board.set([-1, []])
         names = (relay.queue.name, relay.board.name, tasks.stop_name)
-        wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+        wall = clock.to_wall(deadline)
         for index in range(count if in_time(deadline) else 0):
             tasks.submit(index, chain_task, backend, puzzle, task, index, wall, names, late, plan)
         return relay
@@ -453,7 +444,7 @@ class Relay:
         self.tasks.stop()  # running chains see it within RELAY_SECONDS and report, or are killed by their task
         if wait and self.tasks.pending:
             with contextlib.suppress(KeyboardInterrupt):
-                self.collect("", time.monotonic() + COLLECT_SECONDS + RELAY_SECONDS)
+                self.collect("", clock.now() + COLLECT_SECONDS + RELAY_SECONDS)
         with contextlib.suppress(KeyboardInterrupt):
             self.drain()
         left = self.tasks.cancel()

@@ -7,7 +7,7 @@ Two kinds of child:
 - a *group leader* (:func:`own_group`) leads a new process group, so stopping it stops whatever it started
   (:func:`kill_group`); a terminal's Ctrl-C does not reach it, its parent passes one on (:func:`interrupt_group`).
 
-Children are forked with Ctrl-C held (:func:`forking`), so an interrupt in the instant of a fork reaches the
+Children are forked with Ctrl-C held (:func:`ctrl_c_held`), so an interrupt in the instant of a fork reaches the
 parent right after it, never a child that has not yet decided how to take it. ``PR_SET_PDEATHSIG`` fires when
 the *thread* that forked the child ends, so every child here is started, and stopped, by the call that needs it.
 """
@@ -20,13 +20,13 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
+from edgematch import clock
 from edgematch.errors import BackendError, EdgematchError
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT
 
@@ -78,7 +78,7 @@ def deaf() -> Iterator[Witness]:
     if threading.current_thread() is not threading.main_thread() or not hasattr(os, "fork"):
         yield witness
         return
-    with forking():
+    with ctrl_c_held():
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the witness itself: waits for a Ctrl-C or its parent's kill
             try:
@@ -102,9 +102,10 @@ def deaf() -> Iterator[Witness]:
 
 
 @contextlib.contextmanager
-def forking() -> Iterator[None]:
-    """Hold Ctrl-C while starting children: a child starts with it blocked and decides how to take it
-    (:func:`worker_child`, :func:`own_group`); the parent gets a held one as soon as the block ends."""
+def ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C while the block runs; one that arrives meanwhile is taken as soon as it ends. Around starting
+    children: a child starts with it blocked and decides how to take it (:func:`worker_child`, :func:`own_group`);
+    around sending a message: it goes out whole."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
@@ -116,7 +117,7 @@ def forking() -> Iterator[None]:
 
 
 def start(process: Any) -> None:
-    """Start a child under :func:`forking`. In a daemonic process (a ``multiprocessing.Pool`` worker), which
+    """Start a child under :func:`ctrl_c_held`. In a daemonic process (a ``multiprocessing.Pool`` worker), which
     multiprocessing forbids children because it may be stopped without cleaning up, this is allowed on
     Linux: every child here dies with its parent (``PR_SET_PDEATHSIG``), so nothing is left behind."""
     config = mp.current_process()._config  # noqa: SLF001  (where multiprocessing keeps the daemon flag)
@@ -124,7 +125,7 @@ def start(process: Any) -> None:
     if lift:
         config["daemon"] = False
     try:
-        with forking():
+        with ctrl_c_held():
             process.start()
     finally:
         if lift:
@@ -151,7 +152,7 @@ def die_with_parent() -> None:
 def worker_child() -> None:
     """Call first thing in a worker child: ignore Ctrl-C (the parent handles it) and die with the parent.
 
-    Ctrl-C stays *blocked* here (the child starts with it blocked, :func:`forking`), not only ignored: PySAT's
+    Ctrl-C stays *blocked* here (the child starts with it blocked, :func:`ctrl_c_held`), not only ignored: PySAT's
     ``solve`` installs a handler of its own for the length of the call, whatever was set before, and raised
     ``pysolvers.error: Caught keyboard interrupt`` in the cube workers, each printing a traceback before the
     parent's kill reached it. A blocked Ctrl-C is never delivered, and an ignored one still pending when the
@@ -217,7 +218,7 @@ def _streaming(target: Callable[..., None], send: Any, args: tuple) -> None:
 def stream(target: Callable[..., None], args: tuple, deadline: float | None,
            handle: Callable[[Any], bool | None], should_stop: Callable[[], bool] | None = None) -> str:
     """Run ``target(send, *args)`` in a forked worker child and give each message it sends to ``handle`` (which
-    returns True to stop early), until the child returns, ``deadline`` (a ``time.monotonic()`` instant) passes,
+    returns True to stop early), until the child returns, ``deadline`` (a ``clock.now()`` instant) passes,
     ``should_stop()`` (asked every :data:`STOP_POLL_SECONDS` when given: a Dask task stops when another found
     the answer) says so, or Ctrl-C. The child is killed before this returns, so nothing it runs (a SAT solver
     deaf to interrupts, a model build) outlives the limit; what it sent is kept. Returns ``""`` (finished),
@@ -231,7 +232,7 @@ def stream(target: Callable[..., None], args: tuple, deadline: float | None,
         start(process)
         send.close()
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
+            left = None if deadline is None else deadline - clock.now()
             if left is not None and left <= 0:
                 return TIME_LIMIT
             if should_stop is not None:

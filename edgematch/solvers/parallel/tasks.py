@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
+from edgematch import clock
 from edgematch.solvers.base import TIME_LIMIT
 from edgematch.solvers.parallel.cluster import distributed
 
@@ -81,11 +82,11 @@ class Tasks:
     def collect(self, on_result: OnResult, lost: OnLost, until: float | None = None,
                 refresh: Callable[[], None] | None = None, poll: float = POLL_SECONDS) -> str:
         """Hand each task's result to ``on_result`` as it ends (a task lost for good to ``lost``), until none is
-        pending (``""``), ``on_result`` returns a reason to stop (returned) or ``until`` (``time.monotonic()``)
+        pending (``""``), ``on_result`` returns a reason to stop (returned) or ``until`` (``clock.now()``)
         passes (:data:`~edgematch.solvers.base.TIME_LIMIT`); ``refresh`` after each round. A task
         is handed on once, however often Dask delivers it; a cancelled one is dropped."""
         while self.pending:
-            now = time.monotonic()
+            now = clock.now()
             if until is not None and now >= until:
                 return TIME_LIMIT
             ready = self._done.next_batch(block=False) if self._done.has_ready() else []
@@ -142,13 +143,3 @@ class Tasks:
             with contextlib.suppress(Exception):
                 self.client.cancel(futures, force=force)
 
-
-def local_deadline(wall: float | None) -> float | None:
-    """A task's deadline on its worker's monotonic clock, from the wall-clock instant the client sent (machines'
-    clocks are assumed synchronised, by NTP, to well under a second)."""
-    return None if wall is None else time.monotonic() + (wall - time.time())
-
-
-def wall_deadline(deadline: float | None, ahead: float = 0.0) -> float | None:
-    """The client's ``time.monotonic()`` deadline as a wall-clock instant to send to tasks, ``ahead`` earlier."""
-    return None if deadline is None else time.time() + (deadline - time.monotonic()) - ahead

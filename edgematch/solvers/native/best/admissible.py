@@ -3,10 +3,9 @@ outward only), the first answer of every best-score search; none means no admiss
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import Result, Status, Timings
 from edgematch.solvers.native.tables import border_cells, cell_class, collector_paused, shows_class
@@ -121,6 +120,6 @@ def admissible_board(puzzle: Puzzle) -> Solution | None:
 
 def no_admissible_board(puzzle: Puzzle, t0: float) -> Result:
     """The answer when :func:`admissible_board` finds none: no board keeps the frame and hints (UNSAT)."""
-    return Result("native", Status.UNSAT, timings=Timings(build=time.monotonic() - t0),
+    return Result("native", Status.UNSAT, timings=Timings(build=clock.now() - t0),
                   message="no board keeps the frame and hints with these tiles", max_score=puzzle.seam_count)
 

@@ -27,11 +27,11 @@ refused (``width=N``) or capped (the doubling).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
@@ -64,7 +64,7 @@ class BeamTables:
     (a hint's edge, or the free label when there is no neighbour) or a slot of the frontier ring."""
 
     def __init__(self, puzzle: Puzzle, order: str, deadline: float | None = None):
-        """``deadline`` (``time.monotonic()``): past it, building raises
+        """``deadline`` (``clock.now()``): past it, building raises
         :class:`~edgematch.solvers.native.tables.BuildTimedOut`."""
         cells = fill_cells(puzzle, order)
         self.t: BestTables = build_best_tables(puzzle, cells, deadline)
@@ -149,14 +149,14 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
         ring, left, brk = layer[now]
         while s < n_cur:
             hi = min(n_cur, s + chunk)
-            began = time.monotonic()
+            began = clock.now()
             n_ch = steps.expand(p, s, hi, ring, R, left, T, wide, brk, *steps.tables, steps.width, fanout,
                                 *children, n_ch, steps.tie, p_rng)
-            took = time.monotonic() - began
+            took = clock.now() - began
             if took > 0:
                 chunk = int(min(max((hi - s) / took * CHUNK_SECONDS, 64), 1 << 20))
             s = hi
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock.now() >= deadline:
                 raise _Stop
             if pause is not None:
                 pause()

@@ -67,7 +67,7 @@ class BestTables:
 def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: float | None = None) -> BestTables:
     """Candidate tables for the best-score loop: row order (or the free ``cells`` in the order given),
     candidates per (class, key sides) combo sorted by (key a, key b) labels, ``bperm`` the same candidates
-    by (key b, key a). With a ``deadline`` (``time.monotonic()``) it raises
+    by (key b, key a). With a ``deadline`` (``clock.now()``) it raises
     :class:`~edgematch.solvers.native.tables.BuildTimedOut` once that passes (a 100x100 board's take seconds)."""
     n = puzzle.size
     types = tile_types(puzzle)

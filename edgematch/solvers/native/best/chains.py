@@ -31,10 +31,10 @@ the boards it had sent are the client's already, and the local cluster is closed
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.compiled import ensure_compiled
@@ -87,7 +87,7 @@ class _Best(Gathered):
         if score <= self.score:
             return
         self.board, self.score = board, score
-        self.history.append((time.monotonic() - self.began, score))
+        self.history.append((clock.now() - self.began, score))
         if self.task.on_improve is not None:  # first: the caller saves it (sharing it on a cluster takes a round trip)
             self.task.on_improve(board, score)
         if self.publish is not None:
@@ -106,9 +106,9 @@ class _Best(Gathered):
 
 def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     """``best`` with ``task.workers`` chains in as many processes on this machine (see the module docstring)."""
-    load = time.monotonic()
+    load = clock.now()
     ensure_compiled()  # before the clock starts and the fork: loading is never charged to the time limit
-    began = time.monotonic()
+    began = clock.now()
     load = began - load
     deadline = None if task.time_limit is None else began + task.time_limit
     ctx = context()
@@ -129,8 +129,8 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         stop_chains(running, started, got, live, STOP_GRACE)
     if got.usage is not None:  # every chain has the same options: one process would have raised it too
         raise got.usage
-    stopped = reason or (TIME_LIMIT if deadline is not None and time.monotonic() >= deadline - REPORT_AHEAD else "")
-    result = merged(backend, puzzle, task, got, stopped, time.monotonic() - began, task.workers)
+    stopped = reason or (TIME_LIMIT if deadline is not None and clock.now() >= deadline - REPORT_AHEAD else "")
+    result = merged(backend, puzzle, task, got, stopped, clock.now() - began, task.workers)
     result.counters["load_seconds"] = load  # the parent's, before the fork (the chains' own are 0)
     return result
 
@@ -193,9 +193,9 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     counts from when the cluster is ready: a local cluster's start and close are reported apart (counters
     ``cluster_start_seconds``, ``cluster_close_seconds``), as with a race and a count's parts."""
     reason = ""
-    connecting = time.monotonic()
+    connecting = clock.now()
     with connected(task.cluster) as client:
-        began = time.monotonic()
+        began = clock.now()
         deadline = None if task.time_limit is None else began + task.time_limit
         got = _Best(task, began)
         plain = replace(task, progress=None, on_improve=None, incumbent=None, cluster=None, workers=1)
@@ -208,10 +208,10 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
             reason = INTERRUPTED
         finally:
             relay.close(wait=True, note=reason != INTERRUPTED)
-        ended = time.monotonic()
+        ended = clock.now()
     if got.usage is not None:  # every chain has the same options: one process would have raised it too
         raise got.usage
     stopped = reason or (TIME_LIMIT if deadline is not None and ended >= deadline - REPORT_AHEAD else "")
     result = merged(backend, puzzle, task, got, stopped, ended - began, chains)
-    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=time.monotonic() - ended)
+    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=clock.now() - ended)
     return result

@@ -25,10 +25,9 @@ out: from the search's best boards 40 M moves gained no seam (16x16, 10x10, 12x1
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import decode
@@ -164,7 +163,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     from edgematch.solvers.native.compiled import ensure_compiled
 
     load = ensure_compiled()  # before the clock starts (about a millisecond, the first time in a process)
-    t0 = time.monotonic()
+    t0 = clock.now()
     start_share = fraction(options.get("start", START), "start")
     unit = whole(options.get("unit", UNIT), "unit", least=1)
     seed = whole(options.get("seed", 0), "seed")
@@ -175,7 +174,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     if first is None:
         return no_admissible_board(puzzle, t0)
     best_board, best_score = first, seams_fitting(puzzle, first)
-    history = [(time.monotonic() - t0, best_score)]
+    history = [(clock.now() - t0, best_score)]
     if task.on_improve is not None:
         task.on_improve(best_board, best_score)
     tables = build_best_tables(puzzle)
@@ -185,13 +184,13 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     else:
         breaks = whole(options.get("breaks", max(1, P // 6)), "breaks")
     sched = schedule(P, start_share, breaks)
-    build = time.monotonic() - t0
+    build = clock.now() - t0
 
     rng = np.random.default_rng(seed)
     nodes = restarts = 0
     proven = best_score == max_score or P == 0
     stopped = ""
-    began = time.monotonic()
+    began = clock.now()
     deadline = None if task.time_limit is None else t0 + task.time_limit
     exact = ExactShare(puzzle, seed) if not proven else None
 
@@ -200,7 +199,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
         score = seams_fitting(puzzle, board)
         if score > best_score:
             best_board, best_score = board, score
-            history.append((time.monotonic() - t0, best_score))
+            history.append((clock.now() - t0, best_score))
             if task.on_improve is not None:
                 task.on_improve(best_board, best_score)
         proven = proven or best_score == max_score
@@ -214,11 +213,11 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             run = _Run(ordering, sched, best_score, 6 if double else 4)
             while not proven:
                 before = int(run.flags[NODES])
-                stepped = time.monotonic()
+                stepped = clock.now()
                 code = run.step(min(slice_nodes, budget_left))
                 spent = int(run.flags[NODES]) - before
                 nodes += spent
-                took = time.monotonic() - stepped
+                took = clock.now() - stepped
                 if took > 0 and spent > 0:  # slices of about SLICE_SECONDS, whatever the rate here
                     slice_nodes = int(min(max(spent / took * SLICE_SECONDS, 1000), SLICE_NODES))
                 budget_left -= spent
@@ -228,7 +227,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 elif code == FINISHED:
                     proven = run.flags[PRUNED] == 0  # exhausted under the target alone: nothing better exists
                     break
-                now = time.monotonic()
+                now = clock.now()
                 if task.progress is not None:
                     task.progress({"score": best_score, "nodes": nodes, "restarts": restarts, "elapsed": now - t0})
                 if deadline is not None and now >= deadline:
@@ -243,7 +242,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
             ordering = shuffled(tables, rng)
     except KeyboardInterrupt:
         stopped = "interrupted"
-    seconds = time.monotonic() - began
+    seconds = clock.now() - began
     return Result(
         name, Status.SOLVED if proven else Status.TIMEOUT, [best_board], score=best_score, max_score=max_score,
         history=history, timings=Timings(build=build, solve=seconds),

@@ -3,8 +3,7 @@ found as fast as ``edgematch solve`` finds it instead of seam by seam."""
 
 from __future__ import annotations
 
-import time
-
+from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.native.tables import (
     Tables,
@@ -46,19 +45,19 @@ class ExactShare:
 
         slice_s = max(self.MIN_SLICE, self.budget(elapsed) - self.spent)
         if deadline is not None:
-            slice_s = min(slice_s, deadline - time.monotonic())
+            slice_s = min(slice_s, deadline - clock.now())
         if slice_s <= 0:
             return None
-        t = time.monotonic()
+        t = clock.now()
         if self.tables is None:  # its tables stop at the deadline too (a 40x40's take a fifth of a second)
             try:
                 self.tables = build_tables(self.puzzle, "auto", deadline=deadline)
             except BuildTimedOut:
-                self.spent += time.monotonic() - t
+                self.spent += clock.now() - t
                 return None
         self.calls += 1
         outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
-        self.spent += time.monotonic() - t
+        self.spent += clock.now() - t
         if outcome.stopped == "interrupted":  # drive_restarts took the Ctrl-C: pass it on to the best search
             raise KeyboardInterrupt
         self.exhausted = outcome.finished and not outcome.found  # no full solution exists: stop asking

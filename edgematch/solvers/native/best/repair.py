@@ -23,7 +23,7 @@ import numpy as np
 from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, tile_types
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.tables import cell_class, norm, shows_class
+from edgematch.solvers.native.tables import cell_class, collector_paused, in_time, neighbours, norm, normed, shows_class
 
 OPERATORS = ("window", "worst window", "conflict", "region", "band")
 T0, T1 = 0.4, 0.02  # the temperature of a cycle, from and to (seams)
@@ -59,30 +59,44 @@ class RepairTables:
     tile_of: dict[int, tuple[int, int]]  # tile index -> (type, turns from the type's representative)
 
 
-def repair_tables(puzzle: Puzzle) -> RepairTables:
-    """The kernel's view of ``puzzle``."""
+@collector_paused()
+def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables:
+    """The kernel's view of ``puzzle``; built by the time limit's clock: past ``deadline`` (a ``clock.now()``
+    instant) it raises :class:`~edgematch.solvers.native.tables.BuildTimedOut` (on a 64x64, a fifth of a second)."""
     n = puzzle.size
     types = tile_types(puzzle)
+    in_time(deadline)
     class_ids: dict[tuple[int, ...], int] = {}
     cls = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    in_time(deadline)
     T = len(types.reps)
     opt_start = np.zeros((len(class_ids), max(T, 1)), np.int64)
     opt_end = np.zeros((len(class_ids), max(T, 1)), np.int64)
     opt_type: list[int] = []
     opt_turn: list[int] = []
     opt_edge: list[list[int]] = []
+    # each (type, turn)'s class once, then each class's options in type order with their offsets found by
+    # searchsorted (a loop over classes x types x turns made a framed 64x64's set-up 0.7 s of the time limit)
+    shown: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
+    for t in range(T):
+        if t % 256 == 0:
+            in_time(deadline)
+        shown += [(t, r, edges, shows_class(puzzle, edges)) for r in types.turns[t] for edges in (types.shown(t, r),)]
+    in_time(deadline)
+    every_type = np.arange(opt_start.shape[1])
+    by_class: dict[tuple[int, ...], list[tuple[int, int, tuple[int, ...]]]] = {klass: [] for klass in class_ids}
+    for t, r, edges, klass in shown:
+        if klass in by_class:
+            by_class[klass].append((t, r, edges))
     for klass, k in class_ids.items():
-        for t in range(T):
-            opt_start[k, t] = len(opt_type)
-            for r in types.turns[t]:
-                edges = types.shown(t, r)
-                if shows_class(puzzle, edges) == klass:
-                    opt_type.append(t)
-                    opt_turn.append(r)
-                    opt_edge.append([norm(s, edges[s], puzzle) for s in SIDES])
-            opt_end[k, t] = len(opt_type)
-    nb = np.array([[-1 if (m := puzzle.neighbour(c, s)) is None else m for s in SIDES] for c in range(n)],
-                  np.int64).reshape(n, 4)
+        mine = by_class[klass]
+        ts = np.fromiter((t for t, _, _ in mine), np.int64, len(mine))
+        opt_start[k] = len(opt_type) + np.searchsorted(ts, every_type, "left")
+        opt_end[k] = len(opt_type) + np.searchsorted(ts, every_type, "right")
+        opt_type.extend(ts.tolist())
+        opt_turn.extend(r for _, r, _ in mine)
+        opt_edge.extend(normed(puzzle, edges) for _, _, edges in mine)
+    nb = neighbours(puzzle).astype(np.int64).reshape(n, 4)
     hint_lab = np.zeros((n, 4), np.int64)
     free = np.ones(n, np.bool_)
     for c, t, r in puzzle.hints:

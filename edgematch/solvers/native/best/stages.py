@@ -19,9 +19,9 @@ of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 
+from edgematch import clock
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
@@ -56,7 +56,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
     # the C loops, loaded before the clock starts (about a millisecond; 0.0 where the caller's warm_up loaded them)
     load = ensure_compiled()
-    t0 = time.monotonic()
+    t0 = clock.now()
     name = "native"
     max_score = puzzle.seam_count
     deadline = None if task.time_limit is None else t0 + task.time_limit
@@ -72,7 +72,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     if bt is not None and width is not None and bt.memory(width, fanout) > memory_cap():
         raise UsageError(f"native backend: a beam of width {width} would take {bt.memory(width, fanout) / 2**30:.1f} "
                          f"GiB (at most {memory_cap() / 2**30:.1f}); give a smaller width")
-    build = time.monotonic() - t0
+    build = clock.now() - t0
     if not repairing:
         beams_until, top = deadline, None
     elif deadline is None:
@@ -81,13 +81,13 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
         beams_until = t0 + share * task.time_limit  # type: ignore[operator]
         top = None if width is not None else LADDER_TOP
     run.proven = run.best_score == max_score or (bt is not None and bt.t.positions == 0)
-    began = time.monotonic()
+    began = clock.now()
     exact = ExactShare(puzzle, seed) if not run.proven else None
 
     def pause() -> None:
         """The first-solution search's share of the time (as the dfs search gives it): a planted board
         with a full solution in reach gets it."""
-        now = time.monotonic()
+        now = clock.now()
         if exact is not None and not exact.exhausted and exact.due(now - began):
             solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
             if solution is not None:
@@ -104,7 +104,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
             run.offer(solved.board, "first-solution search")
     except KeyboardInterrupt:
         run.stopped = "interrupted"
-    seconds = time.monotonic() - began
+    seconds = clock.now() - began
     c = run.counters
     per_s = c["states"] / seconds if seconds > 0 else 0.0
     c.update(states_per_s=per_s, nodes_per_s=per_s, load_seconds=load)
@@ -125,7 +125,7 @@ class _Anytime:
     def __init__(self, puzzle: Puzzle, task: Task, t0: float, first: Solution):
         self.puzzle, self.task, self.t0 = puzzle, task, t0
         self.best_board, self.best_score = first, seams_fitting(puzzle, first)
-        self.history = [(time.monotonic() - t0, self.best_score)]
+        self.history = [(clock.now() - t0, self.best_score)]
         self.proven = False
         self.stopped = ""
         self.counters: dict[str, float] = {"states": 0, "children": 0, "beams": 0, "widest": 0,
@@ -139,7 +139,7 @@ class _Anytime:
         if score <= self.best_score:
             return False
         self.best_board, self.best_score = board, score
-        self.history.append((time.monotonic() - self.t0, score))
+        self.history.append((clock.now() - self.t0, score))
         key = f"improved_by_{stage.split(':')[0].replace(' ', '_').replace('-', '_')}"
         self.counters[key] = self.counters.get(key, 0) + 1
         if self.task.on_improve is not None:
@@ -150,7 +150,7 @@ class _Anytime:
     def progress(self, moves: int) -> None:
         if self.task.progress is not None:
             self.task.progress({"score": self.best_score, "nodes": self.counters["states"] + moves,
-                                "restarts": self.counters["beams"], "elapsed": time.monotonic() - self.t0})
+                                "restarts": self.counters["beams"], "elapsed": clock.now() - self.t0})
 
 
 def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
@@ -165,23 +165,23 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
     rate = 0.0  # width units per second, measured
     while not run.proven:
         if until is not None and width is None and rate > 0:
-            fits = int(rate * (until - time.monotonic()) * 0.9)
+            fits = int(rate * (until - clock.now()) * 0.9)
             w = max(min(w, fits), min(w, FIRST_WIDTH))
         c["beams"] += 1
-        started = time.monotonic()
+        started = clock.now()
         try:
             found = beam(bt, w, fanout, beam_seed(seed, int(c["beams"])), until, c, pause)  # type: ignore[arg-type]
         except _Stop:
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock.now() >= deadline:
                 run.stopped = "time limit"
             break
-        took = time.monotonic() - started
+        took = clock.now() - started
         rate = w / took if took > 0 else rate
         c["widest"] = max(c["widest"], w)
         if found is not None:
             run.offer(board_of(puzzle, bt, found[0]), "beam")
         run.progress(0)
-        now = time.monotonic()
+        now = clock.now()
         if deadline is not None and now >= deadline:
             run.stopped = "time limit"
             break
@@ -192,8 +192,8 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
 
 
 def _late(deadline: float | None) -> bool:
-    """Whether ``deadline`` (``time.monotonic()``) has passed: no new stage (and no table for one) is started then."""
-    return deadline is not None and time.monotonic() >= deadline
+    """Whether ``deadline`` (``clock.now()``) has passed: no new stage (and no table for one) is started then."""
+    return deadline is not None and clock.now() >= deadline
 
 
 def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
@@ -207,7 +207,14 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
     from edgematch.solvers.native.best.repair import Repairer, repair_tables
 
     rng = random.Random(seed)
-    rep = Repairer(puzzle, repair_tables(puzzle), run.best_board, seed)
+    try:
+        tables = repair_tables(puzzle, deadline)
+    except BuildTimedOut:
+        tables = None
+    if tables is None or _late(deadline):  # the limit came while the repair's tables were built: the beams' board
+        run.stopped = "time limit"
+        return
+    rep = Repairer(puzzle, tables, run.best_board, seed)
     current = run.best_board
     c = run.counters
     spent = {"tail": 0.0, "kernel": 0.0}
@@ -224,13 +231,16 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
 
     try:
         while not run.proven:
+            if _late(deadline):  # no move is begun past the limit
+                run.stopped = "time limit"
+                break
             shared = run.task.incumbent() if run.task.incumbent is not None else None
             if shared is not None and shared[1] > max(run.best_score, rep.best_score):
                 adopt(shared[0])
                 c["adopted"] = c.get("adopted", 0) + 1
             weight = {k: (prior[k] + gains[k]) / (1 + spent[k]) for k in spent}
             which = "tail" if rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
-            started = time.monotonic()
+            started = clock.now()
             if which == "tail":
                 broken = first_broken_row(puzzle, current)
                 if broken is None:
@@ -247,7 +257,7 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                 except _Stop:
                     run.stopped = "time limit"
                     break
-                tail_rate = width * cells / max(time.monotonic() - started, 1e-6)
+                tail_rate = width * cells / max(clock.now() - started, 1e-6)
                 if board is not None:
                     score = seams_fitting(puzzle, board)
                     if score >= seams_fitting(puzzle, current) and board != current:
@@ -256,20 +266,20 @@ def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: flo
                         adopt(board)
             else:
                 until = started + KERNEL_SECONDS
-                while time.monotonic() < until and not run.proven:
+                while clock.now() < until and not run.proven:
                     done = rep.moves
-                    began = time.monotonic()
+                    began = clock.now()
                     if rep.run(moves) and run.offer(rep.best_board(), "repair:kernel"):
                         gains["kernel"] += 1
                         current = run.best_board
-                    took = time.monotonic() - began
+                    took = clock.now() - began
                     if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
                         moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
-                    if deadline is not None and time.monotonic() >= deadline:
+                    if deadline is not None and clock.now() >= deadline:
                         break
-            spent[which] += time.monotonic() - started
+            spent[which] += clock.now() - started
             run.progress(rep.moves)
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock.now() >= deadline:
                 run.stopped = "time limit"
                 break
             pause()

@@ -37,12 +37,12 @@ import hashlib
 import itertools
 import pickle
 import threading
-import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
@@ -51,7 +51,7 @@ from edgematch.solvers.native.search import Outcome, Search, drive, fitting, pla
 from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
 from edgematch.solvers.parallel.cluster import connected, distributed, threads
 from edgematch.solvers.parallel.processes import ChildDied
-from edgematch.solvers.parallel.tasks import Tasks, wall_deadline
+from edgematch.solvers.parallel.tasks import Tasks
 
 PARTS_PER_WORKER = 32  # parts planned per worker thread: many more than workers, so none waits on a long one
 SPLIT_SECONDS = 5.0  # a part searching longer than this hands its unsearched children back as new parts
@@ -131,11 +131,11 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
     ensure_compiled()
     try:
         puzzle, tables = _tables(puzzle, order, symmetry, expected,
-                                 None if deadline is None else time.monotonic() + (deadline - time.time()))
+                                 clock.from_wall(deadline))
     except BuildTimedOut:
         return Outcome(finished=False, stopped=TIME_LIMIT), []
     table = _memo_table(puzzle, tables, memo) if memo is not None else None
-    started = time.monotonic()
+    started = clock.now()
     should_stop = _stop_check(stop_name, stop_poll)
     total = Outcome(finished=True)
     if split_seconds is None or len(prefix) >= tables.positions - 1:
@@ -144,9 +144,9 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
         todo = children(tables, prefix)
         total.nodes += len(todo)
     while todo:
-        if split_seconds is not None and len(todo) > 1 and time.monotonic() - started > split_seconds:
+        if split_seconds is not None and len(todo) > 1 and clock.now() - started > split_seconds:
             break  # hand the rest back: other workers may be idle
-        limit = None if deadline is None else max(0.0, deadline - time.time())
+        limit = clock.left(clock.from_wall(deadline))
         here = todo.pop(0)
         search = MemoSearch(tables, table, here) if table is not None else \
             Search(tables, here, capacity=capacity, distinct=distinct)
@@ -173,7 +173,7 @@ def _stop_check(stop_name: str, every: float) -> Callable[[], bool]:
 
     def check() -> bool:
         nonlocal last, stopped
-        now = time.monotonic()
+        now = clock.now()
         if not stopped and now - last >= every:
             last = now
             with contextlib.suppress(Exception):  # a scheduler that cannot be asked: the deadline still holds
@@ -192,12 +192,12 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
     each worker thread counts with a memo table of that many MiB. A part lost for good (its workers kept dying,
     or it raised twice: :mod:`edgematch.solvers.parallel.tasks`) is noted and the others go on; the count is
     then a lower bound and the result says which parts were never searched (``failed``, ``notes``)."""
-    began = time.monotonic()
+    began = clock.now()
     total = Split(finished=True)
     reason = ""
     lost: list[str] = []
     with connected(task.cluster) as client:
-        start = time.monotonic()
+        start = clock.now()
         total.started = start - began
         deadline = None if task.time_limit is None else start + task.time_limit
         width = threads(client)
@@ -211,7 +211,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         # time each: 343 parts of a 16x16 took 2.4 s of CPU to submit, against 0.3 s for its bytes)
         given = {"puzzle": pickle.dumps(puzzle), "order": tables.order_name, "symmetry": tables.anchor is not None,
                  "expected": digest(tables), "capacity": capacity, "distinct": task.distinct,
-                 "deadline": wall_deadline(deadline, REPORT_AHEAD), "want": want, "stop_name": tasks.stop_name,
+                 "deadline": clock.to_wall(deadline, REPORT_AHEAD), "want": want, "stop_name": tasks.stop_name,
                  "split_seconds": split, "stop_poll": poll, "memo": memo}
 
         def on_result(index: Hashable, result: tuple[Outcome, list[tuple[int, ...]]], more: bool = True) -> str:
@@ -234,7 +234,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         def refresh() -> None:
             if task.progress is not None:
                 task.progress({"nodes": total.nodes, "solutions": total.solutions,
-                               "elapsed": time.monotonic() - start})
+                               "elapsed": clock.now() - start})
 
         tasks.map([part.index for part in parts], part_task, [part.prefix for part in parts], **given)
         try:
@@ -248,7 +248,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
                 tasks.stop()
                 if tasks.set_aside_queued():
                     total.finished = False
-                until = time.monotonic() + COLLECT_SECONDS + poll
+                until = clock.now() + COLLECT_SECONDS + poll
                 if reason == TIME_LIMIT and deadline is not None:
                     until = min(until, deadline + LATE_SECONDS)
                 with contextlib.suppress(KeyboardInterrupt):
@@ -257,8 +257,8 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
             if tasks.cancel():  # one cancel for every part left (a round trip: 0.1-0.4 s on a loaded machine)
                 total.finished = False
             tasks.stop()  # parts already running see it and end (a running task cannot be cancelled)
-        ended = time.monotonic()
-    total.closed = time.monotonic() - ended
+        ended = clock.now()
+    total.closed = clock.now() - ended
     if lost:  # stopped by nothing else: the call failed, with what was counted as a lower bound
         total.failed = not reason
         total.notes = "; ".join(lost) + "; the others went on, so what was counted is a lower bound"

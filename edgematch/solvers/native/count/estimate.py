@@ -12,11 +12,11 @@ is reported with the spread of independent batches, as an order of magnitude (is
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.errors import Interrupted
 from edgematch.solvers.native import kernels
@@ -69,7 +69,7 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
 
     ``em_probe`` runs in slices of about :data:`SLICE_SECONDS` (a node budget per call), so an exact subtree
     of any size never holds the process: between slices Ctrl-C raises as usual, and past ``deadline`` (a
-    ``time.perf_counter()`` value) the probes stop with those done (``cut``), once ``at_least`` are done.
+    ``clock.now()`` value) the probes stop with those done (``cut``), once ``at_least`` are done.
     Ctrl-C raises :class:`~edgematch.errors.Interrupted` whose ``result`` is the estimate of the probes done."""
     lib = kernels.require()
     P = tables.positions
@@ -110,11 +110,11 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
         budget = FIRST_BUDGET
         try:
             while True:
-                t0 = time.perf_counter()
+                t0 = clock.now()
                 code = lib.em_probe(*head, budget, *tail)
                 if code == kernels.FINISHED:
                     break
-                now = time.perf_counter()
+                now = clock.now()
                 if deadline is not None and now >= deadline and state[0] >= at_least:
                     return so_far(True)
                 if now > t0:  # about SLICE_SECONDS a call at the rate of the last one
@@ -209,7 +209,7 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
 
 
 def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> CountEstimate:
-    start = time.perf_counter()
+    start = clock.now()
     tables = build_tables(puzzle, order, symmetry=True)
     P = tables.positions
     per_board = tables.raw_multiplier
@@ -218,13 +218,13 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
         return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0)
 
     def at(share: float) -> float:  # the clock when this share of the time is spent (a little on, if past)
-        return max(start + seconds * share, time.perf_counter() + 0.01)
+        return max(start + seconds * share, clock.now() + 0.01)
 
     pilot = knuth(tables, PILOT, seed, deadline=at(0.2), at_least=1)  # plain walks: each ends within P steps
     if pilot.nodes <= SMALL_TREE:  # so small a tree is counted, exactly (probes=0 says so)
         from edgematch.solvers.native.search import Search, distinct_boards, drive
 
-        whole = drive(Search(tables, distinct=True), max(0.05, (at(0.9) - time.perf_counter()) / 2))
+        whole = drive(Search(tables, distinct=True), max(0.05, (at(0.9) - clock.now()) / 2))
         if whole.stopped == "interrupted":
             raise KeyboardInterrupt
         if whole.finished:
@@ -232,21 +232,21 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
             distinct = float(distinct_boards(tables, whole.solutions, whole.canonical))
             rate = whole.nodes / whole.seconds if whole.seconds > 0 else 0.0
             return CountEstimate(whole.nodes, whole.nodes, whole.nodes, raw, raw, raw, distinct, rate,
-                                 whole.seconds, 0, 0, P, tables.order_name, time.perf_counter() - start,
+                                 whole.seconds, 0, 0, P, tables.order_name, clock.now() - start,
                                  met=int(whole.solutions > 0))
     exact_from = _exact_from(tables, pilot, seed, seconds, at(0.35))
-    rate = _rate(tables, max(0.01, min(0.2, (at(0.85) - time.perf_counter()) * 0.2)))
+    rate = _rate(tables, max(0.01, min(0.2, (at(0.85) - clock.now()) * 0.2)))
     batch, runs = 200, []
     deadline = at(0.85)
-    cap = max(EXACT_CAP, int(rate * (deadline - time.perf_counter()) * EXACT_SHARE))
+    cap = max(EXACT_CAP, int(rate * (deadline - clock.now()) * EXACT_SHARE))
     try:
         for b in range(BATCHES):
-            t0 = time.perf_counter()
+            t0 = clock.now()
             run = knuth(tables, batch, seed * 7919 + b + 1, exact_from, deadline=deadline, exact_cap=cap)
             if run.probes:
                 runs.append(run)
-            spent = time.perf_counter() - t0
-            left = deadline - time.perf_counter()
+            spent = clock.now() - t0
+            left = deadline - clock.now()
             if left <= 0 and runs:
                 break
             if b + 1 < BATCHES and spent > 0:  # size the batches to the time left
@@ -269,14 +269,14 @@ def _exact_from(tables: Tables, pilot: TreeEstimate, seed: int, seconds: float, 
     P = tables.positions
 
     def quick(depth: int) -> bool:
-        trial = knuth(tables, TRIAL, seed, depth, deadline=time.perf_counter() + seconds * 0.05)
+        trial = knuth(tables, TRIAL, seed, depth, deadline=clock.now() + seconds * 0.05)
         return not trial.cut
 
     first = exact_depth(pilot.levels)
     if first >= P or quick(first):
         return first
     low, high = first, P  # low's trial was cut; high (plain walks) is quick
-    while high - low > 1 and time.perf_counter() < by:
+    while high - low > 1 and clock.now() < by:
         mid = (low + high) // 2
         if quick(mid):
             high = mid
@@ -299,4 +299,4 @@ def _combined(runs: list[TreeEstimate], per_board: float, turns: int, rate: floa
         distinct=boards / turns,
         nodes_per_second=rate, seconds=nodes / rate if rate > 0 else float("inf"),
         probes=probes, exact_from=exact_from, positions=P, order=order,
-        elapsed=time.perf_counter() - start, met=sum(r.met for r in runs))
+        elapsed=clock.now() - start, met=sum(r.met for r in runs))

@@ -23,13 +23,13 @@ running before it returns.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
@@ -53,7 +53,7 @@ class Part:
 
 
 def plan(tables: Tables, parts: int, deadline: float | None = None) -> tuple[list[Part], int]:
-    """At least ``parts`` parts (when the tree allows, and ``deadline``, a ``time.monotonic()`` instant, has
+    """At least ``parts`` parts (when the tree allows, and ``deadline``, a ``clock.now()`` instant, has
     not passed first), and the nodes spent splitting."""
     found, nodes = prefixes(tables, parts, deadline)
     return [Part(i, p) for i, p in enumerate(found)], nodes
@@ -64,14 +64,14 @@ def run_part(
     want: int | None = None, tables: Tables | None = None, should_stop: Callable[[], bool] | None = None,
     progress: Callable[[dict[str, float]], None] | None = None, memo: MemoTable | None = None,
 ) -> Outcome:
-    """Search one part; ``deadline`` is a ``time.time()`` instant (shared by every part of a run). ``tables``
-    (built from ``puzzle`` and ``order``) saves building them again; ``progress`` gets the part's live counts;
-    ``memo`` (a count over ``tables``) is the worker's table of counted states, shared by all its parts."""
+    """Search one part; ``deadline`` is an instant on :func:`edgematch.clock.now` (shared by every part of a run).
+    ``tables`` (built from ``puzzle`` and ``order``) saves building them again; ``progress`` gets the part's live
+    counts; ``memo`` (a count over ``tables``) is the worker's table of counted states, shared by all its parts."""
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
     tables = tables if tables is not None else build_tables(puzzle, order)
-    limit = None if deadline is None else max(0.0, deadline - time.time())
+    limit = clock.left(deadline)
     search = MemoSearch(tables, memo, part.prefix) if memo is not None else \
         Search(tables, part.prefix, capacity=capacity, distinct=distinct)
     return drive(search, limit, want, progress=progress, should_stop=should_stop)
@@ -103,7 +103,7 @@ def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], go: An
         live[2 * slot], live[2 * slot + 1] = int(info["nodes"]), int(info["solutions"])
 
     for index in dealt(conn):
-        if stop.is_set() or (deadline is not None and time.time() >= deadline):
+        if stop.is_set() or clock.passed(deadline):
             outcome = Outcome(finished=False)
         else:
             outcome = run_part(puzzle, tables.order_name, parts[index], capacity, distinct, deadline, want, tables,
@@ -120,11 +120,12 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     table of that many MiB (a count without the canonical test only). The parts are dealt one at a time
     (:class:`~edgematch.solvers.parallel.processes.Dealer`): a worker that dies is noted and the others go on, searching
     its part again; when every worker died with parts left the result says which (``failed``, ``notes``)."""
-    start = time.monotonic()
+    start = clock.now()
     deadline = None if task.time_limit is None else start + task.time_limit
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
-    # the workers stop a little early: reporting, exiting and being collected take time too
-    wall_deadline = None if deadline is None else time.time() + (deadline - time.monotonic()) - REPORT_AHEAD
+    # the workers stop a little early: reporting, exiting and being collected take time too (the clock is the
+    # machine's: the same instant in every forked worker)
+    parts_deadline = None if deadline is None else deadline - REPORT_AHEAD
     ctx = context()
     go, stop = ctx.Event(), ctx.Event()
     live = ctx.Array("q", 2 * task.workers, lock=False)  # per worker: nodes, solutions of its current part
@@ -138,11 +139,11 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     reason = ""
     try:
         for slot in range(min(task.workers, len(parts))):
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and clock.now() >= deadline:
                 break
             mine, theirs = ctx.Pipe()
             dealer.start(ctx.Process(target=_worker, daemon=True, args=(
-                theirs, puzzle, tables, parts, go, stop, capacity, task.distinct, wall_deadline, want, live, slot,
+                theirs, puzzle, tables, parts, go, stop, capacity, task.distinct, parts_deadline, want, live, slot,
                 memo)), mine, theirs, slot)
         go.set()
         if dealer.workers:
@@ -156,7 +157,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
         go.set()
         dealer.dealing = False
         if reason in (TIME_LIMIT, INTERRUPTED):  # keep what the workers searched until now
-            until = time.monotonic() + COLLECT_SECONDS
+            until = clock.now() + COLLECT_SECONDS
             if reason == TIME_LIMIT and deadline is not None:
                 until = min(until, deadline + LATE_SECONDS)
             with contextlib.suppress(KeyboardInterrupt):
@@ -169,7 +170,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     total.stopped = reason
     total.lost, total.again = len(dealer.lost), len(dealer.redealt)
     total.failed, total.notes = dealer.words(reason, "searched", "what was counted is a lower bound")
-    total.seconds = time.monotonic() - start
+    total.seconds = clock.now() - start
     return total
 
 
@@ -187,7 +188,7 @@ def _collect(dealer: Dealer, total: Outcome, task: Task, want: int | None, start
                 return ""
             if not dealer.workers:
                 return LOST
-        left = None if deadline is None else deadline - time.monotonic()
+        left = None if deadline is None else deadline - clock.now()
         if left is not None and left <= 0:
             return TIME_LIMIT
         for _, outcome in dealer.receive(POLL_SECONDS if left is None else min(POLL_SECONDS, left)):
@@ -196,7 +197,7 @@ def _collect(dealer: Dealer, total: Outcome, task: Task, want: int | None, start
             counts = list(live)
             shown[:] = [max(shown[0], total.nodes + sum(counts[0::2])),
                         max(shown[1], total.solutions + sum(counts[1::2]))]
-            task.progress({"nodes": shown[0], "solutions": shown[1], "elapsed": time.monotonic() - start})
+            task.progress({"nodes": shown[0], "solutions": shown[1], "elapsed": clock.now() - start})
         if want is not None and len(total.found) >= want:
             return "solution limit"
 

@@ -10,9 +10,9 @@ search that ends before it has counted every distinct board exactly.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from edgematch import clock
 from edgematch.core.model import Puzzle
 
 
@@ -34,21 +34,21 @@ def distinct_upto(puzzle: Puzzle, most: int, time_limit: float | None = None) ->
     from edgematch.solvers.native.tables import DEFAULT_ORDER, BuildTimedOut, build_tables
 
     ensure_compiled()
-    start = time.monotonic()
+    start = clock.now()
     deadline = None if time_limit is None else start + time_limit
     try:
         tables = build_tables(puzzle, DEFAULT_ORDER, symmetry=True, deadline=deadline)
     except BuildTimedOut:
-        return Upto(0, False, time.monotonic() - start)
+        return Upto(0, False, clock.now() - start)
     if tables.positions == 0:  # every cell hinted: the hints are the one board (the model checked they fit)
-        return Upto(1, True, time.monotonic() - start)
+        return Upto(1, True, clock.now() - start)
     search = Search(tables, capacity=1, distinct=True)  # a stored board ends the step: the bound is looked at each
 
     def met() -> int:
         return distinct_boards(tables, search.solutions, search.canonical)
 
-    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    left = None if deadline is None else max(0.0, deadline - clock.now())
     outcome = drive(search, left, should_stop=lambda: met() >= most)
     if outcome.stopped == "interrupted":
         raise KeyboardInterrupt
-    return Upto(min(met(), most), outcome.finished, time.monotonic() - start)
+    return Upto(min(met(), most), outcome.finished, clock.now() - start)

@@ -39,10 +39,10 @@ order, ...), the caller's ``seed``, the ``seeds`` of the chains and ``winner`` (
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from edgematch import clock
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import BackendError
@@ -151,7 +151,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     _refused(backend, task)
     after = handover(task)
     load = _warm(backend)
-    began = time.monotonic()  # the time limit counts from here, as in one process (loading is not counted)
+    began = clock.now()  # the time limit counts from here, as in one process (loading is not counted)
     deadline = None if task.time_limit is None else began + task.time_limit
     ctx = context()
     plan: Plan = race_plan
@@ -178,7 +178,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     where: dict[str, Any] = {"workers": task.workers}
     if after is not None:
         where["handover"] = f"{after:g} s"
-    return _merged(backend, task, got, reason, time.monotonic() - began, task.workers, load, where)
+    return _merged(backend, task, got, reason, clock.now() - began, task.workers, load, where)
 
 
 def handover(task: Task) -> float | None:
@@ -221,11 +221,11 @@ class _Leader:
         return self.backend.checked_options(task)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        began = time.perf_counter()
+        began = clock.now()
         try:
             tables, build, load = self.backend.prepare(puzzle, task)
         except BuildTimedOut:
-            return self.backend.timed_out(task, time.perf_counter() - began)
+            return self.backend.timed_out(task, clock.now() - began)
         if tables.positions == 0:  # every cell hinted
             return self.backend.run(puzzle, task)
         left = None if task.time_limit is None else max(0.0, task.time_limit - build)
@@ -247,11 +247,11 @@ class _Joiner:
         return self.backend.checked_options(task)
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
-        began = time.perf_counter()
+        began = clock.now()
         limit = task.time_limit
         own = self.backend.run(puzzle, replace(task, time_limit=self.after if limit is None else
                                                min(limit, self.after)))
-        left = None if limit is None else limit - (time.perf_counter() - began)
+        left = None if limit is None else limit - (clock.now() - began)
         if own.status is not Status.TIMEOUT or own.message != TIME_LIMIT or (left is not None and left <= 0):
             return own
         runner, options = self.lead
@@ -265,11 +265,11 @@ class _Joiner:
         report = None if progress is None else (lambda info: progress({**info, "nodes": ran + info["nodes"]}))
         swept = sweep.join(tables, self.board, None if left is None else max(0.0, left - build), report)
         if swept is None:  # chain 1 did not split: this chain's search runs on alone
-            left = None if limit is None else max(0.0, limit - (time.perf_counter() - began))
+            left = None if limit is None else max(0.0, limit - (clock.now() - began))
             return self.backend.run(puzzle, replace(task, time_limit=left))
         result = _swept(runner, puzzle, lead_task, tables, swept, build, load)
         result.counters["nodes"] = ran + int(result.counters["nodes"])
-        result.counters["joined_at"] = round(time.perf_counter() - began - swept.outcome.seconds, 3)
+        result.counters["joined_at"] = round(clock.now() - began - swept.outcome.seconds, 3)
         result.counters.update({k: own.counters[k] for k in ("restarts",) if k in own.counters})
         return result
 
@@ -300,9 +300,9 @@ def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.S
 
 def _warm(backend: Backend) -> float:
     """Load the compiled search before the fork (no chain spends its time on it); the seconds it took."""
-    start_load = time.perf_counter()
+    start_load = clock.now()
     backend.warm_up()
-    return time.perf_counter() - start_load
+    return clock.now() - start_load
 
 
 def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: float, count: int, load: float,
@@ -362,9 +362,9 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     (:func:`edgematch.solvers.native.count.cluster.run_parts`)."""
     _refused(backend, task)
     reason = ""
-    connecting = time.monotonic()
+    connecting = clock.now()
     with connected(task.cluster) as client:
-        began = time.monotonic()
+        began = clock.now()
         deadline = None if task.time_limit is None else began + task.time_limit
         got = _Race(task, began, puzzle=puzzle)
         count = threads(client)
@@ -376,9 +376,9 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
             reason = INTERRUPTED
         finally:  # the losers are stopped, not waited for
             relay.close(wait=False, note=False)
-        ended = time.monotonic()
+        ended = clock.now()
     if got.usage is not None:
         raise got.usage
     result = _merged(backend, task, got, reason, ended - began, count, 0.0, {"cluster": describe(task.cluster)})
-    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=time.monotonic() - ended)
+    result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=clock.now() - ended)
     return result

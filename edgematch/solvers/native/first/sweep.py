@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from edgematch import clock
 from edgematch.errors import BackendError
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
@@ -174,7 +175,7 @@ def after(tables: Tables, first: tuple[int, ...], deadline: float | None = None)
     """The prefixes of ``len(first)`` placements that come after ``first`` in the search's own order: for each
     position from the deepest up, the candidates after ``first``'s that fit beside ``first``'s earlier
     placements, each followed by the prefixes below it (listed by the compiled loop over :func:`truncated`
-    tables). Raises :class:`OutOfTime` once ``deadline`` (``time.perf_counter()``) passes."""
+    tables). Raises :class:`OutOfTime` once ``deadline`` (``clock.now()``) passes."""
     depth = len(first)
     top = truncated(tables, depth)
     for j in range(depth - 1, -1, -1):
@@ -191,7 +192,7 @@ def after(tables: Tables, first: tuple[int, ...], deadline: float | None = None)
                 continue
             search = Search(top, (*first[:j], i), capacity=LISTED)
             while not search.finished:
-                if deadline is not None and time.perf_counter() >= deadline:
+                if deadline is not None and clock.now() >= deadline:
                     raise OutOfTime
                 search.step(LISTING_BUDGET)
                 for picks in search.drain():
@@ -214,7 +215,7 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     """Chain 1: the plain depth-first search over ``tables``, which on a joiner's asking splits at ``depth``
     (default: the one :meth:`Changes.split_depth` picks), publishes its current prefix as part 0, searches it
     through and then works as every joiner does."""
-    start = time.perf_counter()
+    start = clock.now()
     search = Search(tables, capacity=1)
     changes = Changes(tables.positions)
 
@@ -229,7 +230,7 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     if outcome.stopped != "stopped":  # no split: the whole search's outcome (finished: no solution anywhere)
         return Swept(outcome, proof=outcome.finished and not outcome.found)
     if depth is None:
-        depth = changes.split_depth(time.perf_counter() - start, tables.positions)
+        depth = changes.split_depth(clock.now() - start, tables.positions)
     while int(search.state[kernels.DEPTH]) < depth:  # part 0 must have its prefix placed
         search.step(1)
         found = search.drain()
@@ -239,9 +240,9 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     search.end[:depth] = search.ptr[:depth]  # no sibling above the split: the search ends with part 0
     first = tuple(int(i) for i in search.picks[:depth])
     board.publish(first)
-    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    left = None if time_limit is None else time_limit - (clock.now() - start)
     outcome = drive(search, left, 1, progress)
-    outcome.seconds = time.perf_counter() - start
+    outcome.seconds = clock.now() - start
     if outcome.found or not outcome.finished:
         return Swept(outcome, 0, depth)
     proof = board.done()
@@ -253,14 +254,14 @@ def join(tables: Tables, board: Board, time_limit: float | None, progress: Progr
          ) -> Swept | None:
     """A joiner: ask the leader to split, wait for part 0 and work; None when the leader did not answer within
     :data:`WAIT_SECONDS` (it ended, or died)."""
-    start = time.perf_counter()
+    start = clock.now()
     board.ask()
     first = board.published()
     while first is None:
-        if time.perf_counter() - start >= WAIT_SECONDS:
+        if clock.now() - start >= WAIT_SECONDS:
             return None
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
-            return Swept(Outcome(finished=False, stopped="time limit", seconds=time.perf_counter() - start))
+        if time_limit is not None and clock.now() - start >= time_limit:
+            return Swept(Outcome(finished=False, stopped="time limit", seconds=clock.now() - start))
         time.sleep(0.01)
         first = board.published()
     return work(tables, board, first, Outcome(finished=False), start, time_limit, progress)
@@ -276,7 +277,7 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
 
     def report(info: dict[str, float]) -> None:
         if progress is not None:
-            progress({**info, "nodes": base + info["nodes"], "elapsed": time.perf_counter() - start})
+            progress({**info, "nodes": base + info["nodes"], "elapsed": clock.now() - start})
 
     prefixes = after(tables, first, None if time_limit is None else start + time_limit)
     taken = 0  # the number of the last prefix taken from the enumeration
@@ -293,7 +294,7 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
         if prefix is None:  # parts 0 .. taken exist, and no other
             proof = board.done(taken + 1)
             return Swept(_total(search, base, start, proof), parts, depth, proof)
-        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        left = None if time_limit is None else time_limit - (clock.now() - start)
         if left is not None and left <= 0:
             return Swept(_total(search, base, start, False, stopped="time limit"), parts, depth)
         search.below(prefix)
@@ -309,5 +310,5 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
 def _total(search: Search, base: int, start: float, finished: bool, found: list | None = None,
            stopped: str = "") -> Outcome:
     return Outcome(finished=finished, nodes=base + search.nodes, solutions=len(found or []), found=found or [],
-                   seconds=time.perf_counter() - start, stopped=stopped)
+                   seconds=clock.now() - start, stopped=stopped)
 
