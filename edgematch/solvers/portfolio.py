@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import signal
 from dataclasses import replace
-from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch import clock
@@ -49,7 +48,9 @@ from edgematch.solvers.base import (
     get_backend,
 )
 from edgematch.solvers.parallel.processes import (
+    DIED,
     adopt,
+    arrivals,
     context,
     interrupt_group,
     kill_group,
@@ -201,11 +202,9 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
             left = max(0.0, limit - now)
         if left is not None and left <= 0:
             return None, TIME_LIMIT
-        for receive in wait(list(running), timeout=left):
+        for receive, message in arrivals(running, left):
             name, process = running[receive]
-            try:
-                message = receive.recv()
-            except EOFError:
+            if message is DIED:
                 process.join(timeout=1)
                 message = Result(name, Status.ERROR, message=f"died (exit code {process.exitcode})")
             if isinstance(message, tuple):  # ("improve", board, score) from a best member

@@ -27,7 +27,6 @@ import contextlib
 import signal
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch import clock
@@ -36,8 +35,10 @@ from edgematch.core.model import Puzzle, Solution
 from edgematch.errors import EdgematchError, PuzzleError, UsageError
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, whole
 from edgematch.solvers.parallel.processes import (
+    DIED,
     ChildDied,
     adopt,
+    arrivals,
     context,
     ctrl_c_held,
     interrupt_group,
@@ -232,17 +233,15 @@ def gather(running: Running, got: Any, on_message: Callable[[int, str, list[Any]
         now = clock.now()
         if until is not None and now >= until:
             return TIME_LIMIT
-        ready = wait(list(running), timeout=POLL_SECONDS if until is None else min(POLL_SECONDS, until - now))
-        for receive in ready:
+        for receive, message in arrivals(running, POLL_SECONDS if until is None else min(POLL_SECONDS, until - now)):
             index, process = running[receive]
-            try:
-                kind, _, *payload = receive.recv()
-            except (EOFError, OSError):
+            if message is DIED:
                 running.pop(receive)
                 receive.close()
                 process.join(timeout=1)
                 got.lost.append(f"chain {index} died (exit code {process.exitcode})")
                 continue
+            kind, _, *payload = message
             if kind != "improve":
                 running.pop(receive)
                 receive.close()

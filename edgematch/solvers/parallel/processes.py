@@ -299,6 +299,21 @@ def numbered(noun: str, numbers: Iterable[int]) -> str:
     return f"{noun}{'s' if len(runs) > 1 or (runs and runs[0][0] != runs[0][1]) else ''} {text}"
 
 
+DIED: Any = object()  # what :func:`arrivals` gives for a child whose end of the pipe closed: it died, or exited unheard
+
+
+def arrivals(conns: Iterable[Any], timeout: float | None) -> Iterator[tuple[Any, Any]]:
+    """The one way a parent hears its children: wait up to ``timeout`` seconds for any of ``conns`` (the parent's
+    ends of their pipes), then each ready one with its message, or :data:`DIED`. Read lazily: a caller that stops
+    early leaves the rest in their pipes for its next call."""
+    for conn in wait(list(conns), timeout=timeout):
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # a duplex pipe is a socket pair: a peer that died with a message unread in
+            message = DIED  # its end resets the connection rather than closing it
+        yield conn, message
+
+
 @dataclass
 class Holder:
     """A dealt worker as its parent sees it: its number in messages, its process, the job it holds."""
@@ -388,12 +403,11 @@ class Dealer:
         """Wait up to ``timeout`` seconds for answers; each worker that answered gets its next job (while dealing)
         and each that died is noted, its job dealt again. Returns the new answers as (job, payload)."""
         got: list[tuple[int, Any]] = []
-        for conn in wait(list(self.workers), timeout=timeout):
-            try:
-                number, payload = conn.recv()
-            except (EOFError, OSError):  # a duplex pipe is a socket pair: a peer that died with a job number
-                self._died(conn)  # unread in its end resets the connection rather than closing it
+        for conn, message in arrivals(self.workers, timeout):
+            if message is DIED:
+                self._died(conn)
                 continue
+            number, payload = message
             self.workers[conn].holds = None
             if number not in self.done:
                 self.done.add(number)
