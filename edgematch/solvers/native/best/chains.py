@@ -4,29 +4,33 @@ part 3).
 A *chain* is the native ``best`` search exactly as one process runs it (the beam above 25 free cells, else the
 depth-first search), with seed ``seed + i`` for chain ``i``: chain 0 keeps the caller's seed, so one chain is
 the single-process run. Chains share one thing, the *incumbent* (the best board any of them has found), which
-each reads through ``task.incumbent`` (a search may continue from it when it beats its own).
+each reads through ``task.incumbent`` (a search may continue from it when it beats its own). The machinery (the
+chain child, the incumbent, the gather loop, the Dask relay) is the parallel layer's
+(:mod:`edgematch.solvers.parallel.chains`); this module is what ``best`` makes of it.
 
-- ``workers=N`` (:func:`run_chains`): N forked children, each in its own process group. A chain sends every
-  better board to the parent over its pipe; the parent keeps the best, hands each board better than all before
-  to ``task.on_improve`` at once (so ``--save`` writes it at once) and publishes it in an :class:`Incumbent`,
-  memory shared with every chain and read without a lock.
+- ``workers=N`` (:func:`run_chains`): N forked children, each in its own process group. A chain sends every better
+  board to the parent over its pipe; the parent keeps the best, hands each board better than all before to
+  ``task.on_improve`` at once (so ``--save`` writes it at once) and publishes it in an
+  :class:`~edgematch.solvers.parallel.chains.Incumbent`, memory shared with every chain and read without a lock.
 - ``cluster`` (:func:`run_cluster_chains`): one chain per worker thread of the cluster, each a Dask task
-  (:func:`chain_task`) that runs its chain in a child process as above and relays: better boards into a
-  ``distributed.Queue`` the client drains every :data:`POLL_SECONDS`; the client's best board (a
-  ``distributed.Variable`` it sets on every improvement) into the child's incumbent, and the client's stop
-  ``Event`` (Ctrl-C) on to the child as a Ctrl-C, both looked at every :data:`RELAY_SECONDS`.
+  (:func:`~edgematch.solvers.parallel.chains.chain_task`) that runs its chain in a child process as above and
+  relays: better boards into a ``distributed.Queue`` the client drains every
+  :data:`~edgematch.solvers.parallel.chains.POLL_SECONDS`; the client's best board (a ``distributed.Variable`` it
+  sets on every improvement) into the child's incumbent, and the client's stop ``Event`` (Ctrl-C) on to the child as
+  a Ctrl-C, both looked at every :data:`~edgematch.solvers.parallel.chains.RELAY_SECONDS`.
 
 The result is the best board of all chains, the history of the global improvements, the counters of every
 chain summed (states, beams, nodes, ...) with each chain's own score and rate (``chain0_score``,
 ``chain0_states_per_s``, ...), and status solved when a chain proved its board the maximum (a full solution).
 
-Limits and faults: every chain gets the call's deadline, less :data:`REPORT_AHEAD` to report; the parent waits
-:data:`LATE_SECONDS` past it for the chains' last words, then passes a Ctrl-C on, waits :data:`STOP_GRACE` and
-kills what is left (it returns within about a second of the limit). Ctrl-C does the same at once and the call
-ends ``interrupted`` with the best board. A chain that dies (``kill -9``) loses nothing it had sent; the others
-go on and the message says so. Chains die with their parent (``PR_SET_PDEATHSIG``); no process outlives the call.
-On a cluster a killed worker's task runs again elsewhere (Dask's ``allowed-failures``) and starts its chain over;
-the boards it had sent are the client's already, and the local cluster is closed with the call.
+Limits and faults: every chain gets the call's deadline, less
+:data:`~edgematch.solvers.parallel.chains.REPORT_AHEAD` to report; the parent waits :data:`LATE_SECONDS` past it for
+the chains' last words, then passes a Ctrl-C on, waits :data:`~edgematch.solvers.parallel.chains.STOP_GRACE` and
+kills what is left (it returns within about a second of the limit). Ctrl-C does the same at once and the call ends
+``interrupted`` with the best board. A chain that dies (``kill -9``) loses nothing it had sent; the others go on and
+the message says so. Chains die with their parent (``PR_SET_PDEATHSIG``); no process outlives the call. On a cluster
+a killed worker's task runs again elsewhere (Dask's ``allowed-failures``) and starts its chain over; the boards it
+had sent are the client's already, and the local cluster is closed with the call.
 """
 
 from __future__ import annotations

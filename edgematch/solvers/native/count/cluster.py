@@ -244,8 +244,9 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:
+            stopped = False  # the stop event set (one round trip to the scheduler, not two)
             if tasks.pending and reason != "solution limit":
-                tasks.stop()
+                stopped = tasks.stop()
                 if tasks.set_aside_queued():
                     total.finished = False
                 until = clock.now() + COLLECT_SECONDS + poll
@@ -256,7 +257,8 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
                                   FINAL_POLL_SECONDS)
             if tasks.cancel():  # one cancel for every part left (a round trip: 0.1-0.4 s on a loaded machine)
                 total.finished = False
-            tasks.stop()  # parts already running see it and end (a running task cannot be cancelled)
+            if not stopped:
+                tasks.stop()  # parts already running see it and end (a running task cannot be cancelled)
         ended = clock.now()
     total.closed = clock.now() - ended
     if lost:  # stopped by nothing else: the call failed, with what was counted as a lower bound
