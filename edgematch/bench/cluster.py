@@ -85,10 +85,10 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
                 watcher.started(instance, backend)
             watcher.eta(estimate.remaining(todo, [], jobs))
 
-            def file(n: int, record: RunRecord, where: dict[str, Any] | None) -> str:
+            def file(n: int, record: RunRecord, where: dict[str, Any] | None) -> None:
                 record.repeat = todo[n][2]
                 if (record.instance, record.backend, record.repeat) in filed:
-                    return ""
+                    return
                 filed.add((record.instance, record.backend, record.repeat))
                 if where is not None and _count_host(hosts, where):
                     store.update_environment(session, hosts=hosts)
@@ -97,12 +97,12 @@ def run_cluster_session(store: Store, session: int, suite: Suite, cluster: objec
                 if len(rest) >= jobs:
                     watcher.started(*rest[jobs - 1][:2])
                 watcher.eta(estimate.remaining(rest, [], jobs))
-                return ""
 
             def done(n: Hashable, got: tuple[RunRecord, dict[str, Any]]) -> str:
                 record, where = got
                 record.counters = {**record.counters, "host": where["host"]}
-                return file(int(n), record, where)  # type: ignore[call-overload]
+                file(int(n), record, where)  # type: ignore[call-overload]
+                return ""
 
             def lost(n: Hashable, error: BaseException | None) -> None:
                 instance, backend, _ = todo[int(n)]  # type: ignore[call-overload]

@@ -314,7 +314,7 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     try:
         with connected(cluster) as client:
             start = clock.now()
-            deadline = None if time_limit is None else start + time_limit
+            deadline = clock.deadline(time_limit, start)
             out.counters["cluster_start_seconds"] = start - connecting
             width = threads(client)
             target = target or per_thread * width
@@ -340,8 +340,7 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
                 out.lost.append(f"batch {b} of cubes failed on the cluster ({why})")
 
             try:
-                reason = tasks.collect(on_result, lost, deadline)
-                out.stopped = "" if reason == "board" else reason
+                out.stopped = tasks.collect(on_result, lost, deadline)  # "board": cleared below
             except KeyboardInterrupt:
                 out.stopped = INTERRUPTED
             finally:

@@ -126,7 +126,7 @@ class PortfolioBackend(Backend):
             member.warm_up(task.question)
         ctx = context()
         started = clock.now()
-        deadline = None if task.time_limit is None else started + task.time_limit
+        deadline = clock.deadline(task.time_limit, started)
         running: dict[Any, tuple[str, Any]] = {}
         processes: list[Any] = []  # every member started, reported or not: all are reaped before the call returns
         winner: Result | None = None

@@ -142,7 +142,7 @@ class SatBackend(Backend):
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         self.warm_up()  # loaded here once, so the child does not pay the imports
         started = clock.now()
-        deadline = None if task.time_limit is None else started + task.time_limit
+        deadline = clock.deadline(task.time_limit, started)
         # every board the CNF finds expands to at least one solution: --all -n N needs N boards at most
         want_boards = 1 if task.question == "first" else task.limit if task.question == "all" else None
         got = _Received(task, started)
@@ -275,7 +275,7 @@ class SatBackend(Backend):
             raise UsageError(f"unknown maxsat search {mode!r}; choose one of: {', '.join(MAXSAT)}")
         self.warm_up()
         started = clock.now()
-        deadline = None if task.time_limit is None else started + task.time_limit
+        deadline = clock.deadline(task.time_limit, started)
         got = Improvements(puzzle, task, started)
         error = ""
         try:

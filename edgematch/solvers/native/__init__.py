@@ -374,7 +374,7 @@ class NativeBackend(Backend):
             else:
                 search = _searcher(puzzle, how, capacity, task.distinct)(tables)
             # making the search (its memo table, propagation's arrays) counts too
-            outcome = drive(search, None if deadline is None else max(0.0, deadline - clock.now()), want,
+            outcome = drive(search, clock.left(deadline), want,
                             task.progress)
             memo_stats = search.stats() if memo is not None else {}
         solve = clock.now() - t0 - outcome.started - outcome.closed  # a local cluster's: reported apart

@@ -365,7 +365,7 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
             queue.close()  # this task's hold on the queue (the scheduler drops it when nobody holds it)
 
 
-def in_time(deadline: float | None) -> bool:
+def worth_starting(deadline: float | None) -> bool:
     """Whether chains started now would search at all: a cluster whose start took the whole time limit gets
     none (they would only start, be stopped and report nothing, past the limit)."""
     return deadline is None or clock.now() < deadline - REPORT_AHEAD
@@ -379,13 +379,13 @@ class Relay:
     tasks: Tasks
     puzzle: Puzzle
     got: Gathered
-    queue: Any = None
-    board: Any = None
+    queue: Any  # a distributed.Queue
+    board: Any  # a distributed.Variable
 
     @classmethod
     def submit(cls, client: Any, kind: str, backend: Backend, puzzle: Puzzle, task: Task, got: Gathered,
                count: int, deadline: float | None, late: float, plan: Plan = seeded) -> Relay:
-        """Start ``count`` chains (none when too late: :func:`in_time`) of ``backend`` on ``task`` (a plain one:
+        """Start ``count`` chains (none when too late: :func:`worth_starting`) of ``backend`` on ``task`` (a plain one:
         one worker, no callbacks) as ``plan`` gives them, each to stop by ``deadline`` (``clock.now()``)
         plus ``late``."""
         tasks = Tasks(client, kind)
@@ -394,7 +394,7 @@ class Relay:
         relay.board.set([-1, []])
         names = (relay.queue.name, relay.board.name, tasks.stop_name)
         wall = clock.to_wall(deadline)
-        for index in range(count if in_time(deadline) else 0):
+        for index in range(count if worth_starting(deadline) else 0):
             tasks.submit(index, chain_task, backend, puzzle, task, index, wall, names, late, plan)
         return relay
 

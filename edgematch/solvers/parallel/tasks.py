@@ -75,10 +75,6 @@ class Tasks:
         self.pending[future.key] = (label, future)
         self._done.add(future)
 
-    def labels(self) -> list[Hashable]:
-        """The labels of the tasks not yet collected."""
-        return [label for label, _ in self.pending.values()]
-
     def collect(self, on_result: OnResult, lost: OnLost, until: float | None = None,
                 refresh: Callable[[], None] | None = None, poll: float = POLL_SECONDS) -> str:
         """Hand each task's result to ``on_result`` as it ends (a task lost for good to ``lost``), until none is

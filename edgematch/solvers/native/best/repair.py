@@ -21,9 +21,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle, Solution
-from edgematch.core.tiletypes import TileTypes, decode, tile_types
+from edgematch.core.tiletypes import TileTypes, decode, placement_arrays, tile_types
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.tables import cell_class, collector_paused, in_time, neighbours, norm, normed, shows_class
+from edgematch.solvers.native.tables import (
+    cell_class,
+    collector_paused,
+    in_time,
+    neighbours,
+    norm,
+    normed,
+    placement_list,
+    shown_by_class,
+)
 
 OPERATORS = ("window", "worst window", "conflict", "region", "band")
 T0, T1 = 0.4, 0.02  # the temperature of a cycle, from and to (seams)
@@ -75,21 +84,12 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     opt_type: list[int] = []
     opt_turn: list[int] = []
     opt_edge: list[list[int]] = []
-    # each (type, turn)'s class once, then each class's options in type order with their offsets found by
-    # searchsorted (a loop over classes x types x turns made a framed 64x64's set-up 0.7 s of the time limit)
-    shown: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
-    for t in range(T):
-        if t % 256 == 0:
-            in_time(deadline)
-        shown += [(t, r, edges, shows_class(puzzle, edges)) for r in types.turns[t] for edges in (types.shown(t, r),)]
-    in_time(deadline)
+    # each placement classed once (the shared pass best's tables make), then each class's options in type order
+    # with offsets by searchsorted (a loop over classes x types x turns made a 64x64's set-up 0.7 s of the limit)
+    by_class = shown_by_class(puzzle, placement_list(placement_arrays(types), deadline), deadline)
     every_type = np.arange(opt_start.shape[1])
-    by_class: dict[tuple[int, ...], list[tuple[int, int, tuple[int, ...]]]] = {klass: [] for klass in class_ids}
-    for t, r, edges, klass in shown:
-        if klass in by_class:
-            by_class[klass].append((t, r, edges))
     for klass, k in class_ids.items():
-        mine = by_class[klass]
+        mine = by_class.get(klass, [])
         ts = np.fromiter((t for t, _, _ in mine), np.int64, len(mine))
         opt_start[k] = len(opt_type) + np.searchsorted(ts, every_type, "left")
         opt_end[k] = len(opt_type) + np.searchsorted(ts, every_type, "right")

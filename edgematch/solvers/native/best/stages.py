@@ -59,7 +59,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     t0 = clock.now()
     name = "native"
     max_score = puzzle.seam_count
-    deadline = None if task.time_limit is None else t0 + task.time_limit
+    deadline = clock.deadline(task.time_limit, t0)
     first = admissible_board(puzzle)
     if first is None:
         return no_admissible_board(puzzle, t0)

@@ -129,9 +129,9 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
     from edgematch.solvers.native.compiled import ensure_compiled
 
     ensure_compiled()
+    until = clock.from_wall(deadline)  # on this worker's clock, once
     try:
-        puzzle, tables = _tables(puzzle, order, symmetry, expected,
-                                 clock.from_wall(deadline))
+        puzzle, tables = _tables(puzzle, order, symmetry, expected, until)
     except BuildTimedOut:
         return Outcome(finished=False, stopped=TIME_LIMIT), []
     table = _memo_table(puzzle, tables, memo) if memo is not None else None
@@ -146,7 +146,7 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
     while todo:
         if split_seconds is not None and len(todo) > 1 and clock.now() - started > split_seconds:
             break  # hand the rest back: other workers may be idle
-        limit = clock.left(clock.from_wall(deadline))
+        limit = clock.left(until)
         here = todo.pop(0)
         search = MemoSearch(tables, table, here) if table is not None else \
             Search(tables, here, capacity=capacity, distinct=distinct)
@@ -199,7 +199,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
     with connected(task.cluster) as client:
         start = clock.now()
         total.started = start - began
-        deadline = None if task.time_limit is None else start + task.time_limit
+        deadline = clock.deadline(task.time_limit, start)
         width = threads(client)
         split = max(SPLIT_SECONDS, width / SPLITS_PER_SECOND)
         poll = max(STOP_POLL_SECONDS, width / QUESTIONS_PER_SECOND)

@@ -121,7 +121,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     (:class:`~edgematch.solvers.parallel.processes.Dealer`): a worker that dies is noted and the others go on, searching
     its part again; when every worker died with parts left the result says which (``failed``, ``notes``)."""
     start = clock.now()
-    deadline = None if task.time_limit is None else start + task.time_limit
+    deadline = clock.deadline(task.time_limit, start)
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
     # the workers stop a little early: reporting, exiting and being collected take time too (the clock is the
     # machine's: the same instant in every forked worker)

@@ -35,7 +35,7 @@ def distinct_upto(puzzle: Puzzle, most: int, time_limit: float | None = None) ->
 
     ensure_compiled()
     start = clock.now()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = clock.deadline(time_limit, start)
     try:
         tables = build_tables(puzzle, DEFAULT_ORDER, symmetry=True, deadline=deadline)
     except BuildTimedOut:
@@ -47,7 +47,7 @@ def distinct_upto(puzzle: Puzzle, most: int, time_limit: float | None = None) ->
     def met() -> int:
         return distinct_boards(tables, search.solutions, search.canonical)
 
-    left = None if deadline is None else max(0.0, deadline - clock.now())
+    left = clock.left(deadline)
     outcome = drive(search, left, should_stop=lambda: met() >= most)
     if outcome.stopped == "interrupted":
         raise KeyboardInterrupt

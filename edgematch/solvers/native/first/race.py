@@ -152,7 +152,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     after = handover(task)
     load = _warm(backend)
     began = clock.now()  # the time limit counts from here, as in one process (loading is not counted)
-    deadline = None if task.time_limit is None else began + task.time_limit
+    deadline = clock.deadline(task.time_limit, began)
     ctx = context()
     plan: Plan = race_plan
     if after is not None:
@@ -365,7 +365,7 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     connecting = clock.now()
     with connected(task.cluster) as client:
         began = clock.now()
-        deadline = None if task.time_limit is None else began + task.time_limit
+        deadline = clock.deadline(task.time_limit, began)
         got = _Race(task, began, puzzle=puzzle)
         count = threads(client)
         relay = Relay.submit(client, "race", backend, puzzle, single(task), got, count, deadline, LATE_SECONDS,

@@ -279,7 +279,7 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
         if progress is not None:
             progress({**info, "nodes": base + info["nodes"], "elapsed": clock.now() - start})
 
-    prefixes = after(tables, first, None if time_limit is None else start + time_limit)
+    prefixes = after(tables, first, clock.deadline(time_limit, start))
     taken = 0  # the number of the last prefix taken from the enumeration
     parts = 1 if before.finished else 0
     while True:
