@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,11 +83,18 @@ def test_a_part_lost_for_good_is_named_and_the_count_is_a_lower_bound(client, mo
     failures: dict[tuple[int, ...], int] = {}
     boards: dict[tuple[int, ...], int] = {}  # each part's boards, as counted in the first call
 
+    first: list[tuple[int, ...]] = []  # the first part asked for (two worker threads ask at once: under a lock)
+    lock = threading.Lock()
+
     def failing(times: int, target: tuple[int, ...] | None) -> Callable[..., object]:
         def search_part(prefix: tuple[int, ...], **given: object) -> object:
-            failures.setdefault(prefix, 0)
-            if prefix == (target or min(failures)) and failures[prefix] < times:
-                failures[prefix] += 1
+            with lock:
+                first[:] = first or [prefix]
+                failures.setdefault(prefix, 0)
+                fails = prefix == (target or first[0]) and failures[prefix] < times
+                if fails:
+                    failures[prefix] += 1
+            if fails:
                 raise OSError("a flaky disk")
             outcome, rest = real(prefix=prefix, **given)
             boards[prefix] = outcome.solutions
