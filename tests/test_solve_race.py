@@ -179,11 +179,33 @@ def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit(client):
     winner = result.counters["winner"]
     assert result.solution == chain_alone(puzzle, task, winner).solution
     assert result.options["cluster"].startswith("client ") and result.options["seeds"] == "7-8"
-    with timed() as t:
-        result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster=client))
+    with timed() as t:  # with the handover soon: chain 0 joins chain 1's search through the scheduler
+        result = race.run_cluster_race(NativeBackend(), HARD, Task("first", time_limit=3.0, cluster=client,
+                                                                    options={"handover": 0.2}))
     # the limit counts from when the cluster is ready: its start and close are reported apart
     t.took -= result.counters["cluster_start_seconds"] + result.counters["cluster_close_seconds"]
     assert result.status is Status.TIMEOUT and t.within(3.0, 1.5), t
+    c = result.counters
+    assert c["joined_at"] >= 0.2 and c["split_depth"] >= 1 and result.options["handover"] == "0.2 s"
+    assert ours(psutil.Process()) == []
+
+
+def test_on_a_cluster_the_handover_shares_chain_one_s_search_and_answers_as_it_alone_does(client):
+    # the handover's board on the scheduler (parallel.shared.OnCluster), reached by each chain through its task:
+    # a solvable board and one without a solution (chain 1 alone: 1.5 and 2.1 s), answered from a split search
+    boards = [random_tiles(5, 5, colours=4, seed=20), random_tiles(5, 5, colours=5, seed=1)]
+    joined = {"solved": 0, "unsat": 0}
+    for puzzle in boards:
+        task = Task("first", time_limit=60, cluster=client, options={"handover": 0})
+        result = race.run_cluster_race(NativeBackend(), puzzle, task)
+        alone = chain_alone(puzzle, Task("first"), 1)
+        if alone.status is Status.SOLVED:
+            assert result.status is Status.SOLVED and check(puzzle, result.solution).ok
+        else:
+            assert alone.status is Status.UNSAT and result.status is Status.UNSAT and result.solution is None
+        if "joined_at" in result.counters or "split_depth" in result.counters:
+            joined[result.status.value] += 1
+    assert joined["solved"] and joined["unsat"]
     assert ours(psutil.Process()) == []
 
 

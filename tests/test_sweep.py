@@ -90,8 +90,8 @@ def test_a_lone_leader_proves_no_solution_exactly_when_the_count_is_zero():
             swept, board = lone_lead(tables, depth)
             assert swept.proof == none and bool(swept.outcome.found) != none, (seed, depth)
             if swept.depth:  # it split (a search that ends before reaching the depth proves it alone)
-                assert board.shared[sweep.DONE] == swept.parts if not none else \
-                    board.shared[sweep.DONE] == board.shared[sweep.TOTAL] == swept.parts
+                assert board.state.peek(sweep.DONE) == swept.parts if not none else \
+                    board.state.peek(sweep.DONE) == board.state.peek(sweep.TOTAL) == swept.parts
                 split[none] += 1
         seen[none] += 1
     assert seen[True] and seen[False] and split[True] and split[False]  # both kinds swept, and split

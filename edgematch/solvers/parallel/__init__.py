@@ -8,6 +8,9 @@ none of them:
 - :mod:`~edgematch.solvers.parallel.cluster`: naming and reaching a Dask cluster (``local:N``, an address, a
   client);
 - :mod:`~edgematch.solvers.parallel.tasks`: one call's Dask tasks, submitted, collected and stopped in one loop;
+- :mod:`~edgematch.solvers.parallel.shared`: a few integers the chains of one call change through named
+  operations, each applied whole, in shared memory or on the Dask scheduler (the race's handover, the best board
+  a cluster's chains share);
 - :mod:`~edgematch.solvers.parallel.chains`: N copies of one search sharing the best board, on local processes
   or on Dask (best-score chains and the first-solution race).
 

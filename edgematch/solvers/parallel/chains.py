@@ -13,8 +13,9 @@ what ends them (:class:`Gathered`, which each question extends).
 - On a Dask cluster (:func:`chain_task`, :func:`relay`): one task per worker thread, submitted through
   :class:`~edgematch.solvers.parallel.tasks.Tasks`; the task runs the chain in a child exactly as above and
   relays: better boards and live counts into a ``distributed.Queue`` the client drains, the client's best board
-  (a ``distributed.Variable``) into the child's incumbent, the stop ``Event`` on to it as a Ctrl-C, looked at
-  every :data:`RELAY_SECONDS`.
+  (an :class:`~edgematch.solvers.parallel.shared.OnCluster` value) into the child's incumbent, the stop ``Event``
+  on to it as a Ctrl-C, looked at every :data:`RELAY_SECONDS`; a plan's shared state (the race's handover) goes
+  through the task too (:class:`~edgematch.solvers.parallel.shared.Served`).
 
 Limits and faults, the same for every question: chains get the deadline less :data:`REPORT_AHEAD`; a chain that
 dies loses nothing it had sent (noted in ``lost``: the others go on); a lost task on a cluster follows the rule of
@@ -27,6 +28,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from multiprocessing.connection import wait
 from typing import Any
 
 from edgematch import clock
@@ -46,6 +48,7 @@ from edgematch.solvers.parallel.processes import (
     own_group,
     start,
 )
+from edgematch.solvers.parallel.shared import OnCluster, Served
 from edgematch.solvers.parallel.tasks import Tasks
 
 REPORT_AHEAD = 0.1  # chains stop this much before the limit: their last report and exit take time too
@@ -298,24 +301,32 @@ def looked(got: Gathered, live: Any) -> None:
 
 
 def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_deadline: float | None,
-               names: tuple[str, str, str], late: float, plan: Plan = seeded) -> Result:
+               names: tuple[str, str], best: OnCluster, late: float, plan: Plan = seeded) -> Result:
     """Run on a Dask worker: chain ``index`` of ``backend`` (what ``plan`` gives it) in a child process, relaying
-    its better boards and live count into the queue ``names[0]``, the client's best board (the Variable
-    ``names[1]``) into its incumbent and the client's stop (the Event ``names[2]``) on to it as a Ctrl-C; one
-    silent ``late`` seconds past the deadline is stopped too. Returns the chain's result."""
+    its better boards and live count into the queue ``names[0]``, the client's best board (``best``: score, then
+    the board :func:`flat`) into its incumbent and the client's stop (the Event ``names[1]``) on to it as a Ctrl-C; one
+    silent ``late`` seconds past the deadline is stopped too. A plan whose ``state`` is on the cluster
+    (:class:`~edgematch.solvers.parallel.shared.OnCluster`) gives the child a piped stand-in this task serves.
+    Returns the chain's result."""
     from edgematch.solvers.parallel.cluster import distributed
 
     backend.warm_up(task.question)
     dd = distributed()
-    queue, shared, stop = dd.Queue(names[0]), dd.Variable(names[1]), dd.Event(names[2])
+    queue, stop = dd.Queue(names[0]), dd.Event(names[1])
     deadline = clock.from_wall(wall_deadline)
     ctx = context()
     incumbent = Incumbent.create(ctx, puzzle.size)
     live = ctx.Array("q", 1, lock=False)
     receive, send = ctx.Pipe(duplex=False)
+    served: Served | None = None
+    if isinstance(getattr(plan, "state", None), OnCluster):  # the plan's shared state: reached through this task
+        served = Served(plan.state, ctx)  # type: ignore[attr-defined]
+        served.refresh()
+        plan = replace(plan, state=served.piped)  # type: ignore[type-var]
+    listened = [receive] if served is None else [receive, served.conn]
     process = ctx.Process(target=_chain, daemon=True, args=(
         send, backend, puzzle, task, index, incumbent.shared, live, 0, deadline, plan))
-    published, relayed, told = -1, 0.0, 0.0
+    published, relayed, told, mirrored = -1, 0.0, 0.0, 0.0
     stop_by: float | None = None  # once the chain is told to stop: when it is killed
     try:
         start(process)
@@ -328,7 +339,15 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
                 stop_by = now + STOP_GRACE
             if stop_by is not None and now >= stop_by:
                 return Result(backend.full_name, Status.TIMEOUT, message="the chain did not report in time")
-            if receive.poll(POLL_SECONDS):
+            if stop_by is not None:  # the call is ending: its shared values may be gone (a read would wait)
+                listened = [receive]
+            ready = wait(listened, POLL_SECONDS)
+            if served is not None and served.conn in ready and not served.serve():
+                listened = [receive]  # the child is gone: its pipe tells how
+            if served is not None and stop_by is None and now - mirrored >= POLL_SECONDS:
+                mirrored = now  # (a leader learns within this that another chain asked it to split)
+                served.refresh()
+            if receive in ready:
                 try:
                     kind, _, *payload = receive.recv()
                 except (EOFError, OSError):
@@ -347,10 +366,10 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
                     if stop_by is None and stop.is_set():
                         interrupt_group(process.pid)
                         stop_by = now + STOP_GRACE
-                    score, values = shared.get(timeout=RELAY_SECONDS)
-                    if score > published:
-                        incumbent.write(unflat(puzzle, values), score)
-                        published = score
+                    shared = best.values() if stop_by is None else None
+                    if shared is not None and shared[0] > published:
+                        incumbent.write(unflat(puzzle, shared[1:]), shared[0])
+                        published = shared[0]
                 if now - told >= 1.0:
                     told = now
                     with contextlib.suppress(Exception):
@@ -361,6 +380,8 @@ def chain_task(backend: Backend, puzzle: Puzzle, task: Task, index: int, wall_de
         if process.pid is not None:
             process.join(timeout=5)
         receive.close()
+        if served is not None:
+            served.close()
         with contextlib.suppress(Exception):
             queue.close()  # this task's hold on the queue (the scheduler drops it when nobody holds it)
 
@@ -380,7 +401,7 @@ class Relay:
     puzzle: Puzzle
     got: Gathered
     queue: Any  # a distributed.Queue
-    board: Any  # a distributed.Variable
+    board: OnCluster  # the client's best board: its score, then the board flat
 
     @classmethod
     def submit(cls, client: Any, kind: str, backend: Backend, puzzle: Puzzle, task: Task, got: Gathered,
@@ -390,17 +411,16 @@ class Relay:
         plus ``late``."""
         tasks = Tasks(client, kind)
         relay = cls(tasks, puzzle, got, tasks.dd.Queue(tasks.name("queue"), client=client),
-                    tasks.dd.Variable(tasks.name("board"), client=client))
-        relay.board.set([-1, []])
-        names = (relay.queue.name, relay.board.name, tasks.stop_name)
+                    OnCluster.create(tasks.name("board"), [-1], client))
+        names = (relay.queue.name, tasks.stop_name)
         wall = clock.to_wall(deadline)
         for index in range(count if worth_starting(deadline) else 0):
-            tasks.submit(index, chain_task, backend, puzzle, task, index, wall, names, late, plan)
+            tasks.submit(index, chain_task, backend, puzzle, task, index, wall, names, relay.board, late, plan)
         return relay
 
     def share(self, board: Solution, score: int) -> None:
         """Publish the client's best board to every chain."""
-        self.board.set([int(score), flat(board)])
+        self.board.put([int(score), *flat(board)], self.tasks.client)
 
     def drain(self) -> None:
         """Take every message the chains have put in the queue: better boards and live counts."""
@@ -450,6 +470,6 @@ class Relay:
         if note:
             self.got.lost.extend(f"chain {index} did not report" for index in left)
         with contextlib.suppress(Exception):
-            self.board.delete()
+            self.board.delete(self.tasks.client)
         with contextlib.suppress(Exception):
             self.queue.close()

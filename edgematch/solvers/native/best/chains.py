@@ -15,7 +15,7 @@ chain child, the incumbent, the gather loop, the Dask relay) is the parallel lay
 - ``cluster`` (:func:`run_cluster_chains`): one chain per worker thread of the cluster, each a Dask task
   (:func:`~edgematch.solvers.parallel.chains.chain_task`) that runs its chain in a child process as above and
   relays: better boards into a ``distributed.Queue`` the client drains every
-  :data:`~edgematch.solvers.parallel.chains.POLL_SECONDS`; the client's best board (a ``distributed.Variable`` it
+  :data:`~edgematch.solvers.parallel.chains.POLL_SECONDS`; the client's best board (a value on the scheduler it
   sets on every improvement) into the child's incumbent, and the client's stop ``Event`` (Ctrl-C) on to the child as
   a Ctrl-C, both looked at every :data:`~edgematch.solvers.parallel.chains.RELAY_SECONDS`.
 

@@ -9,7 +9,7 @@ search becomes (its options, e.g. propagation, pass through unchanged), the race
 :data:`~edgematch.solvers.native.first.sweep.HANDOVER_SECONDS` (option ``handover``: seconds, or ``off``) every
 other chain stops its own search and takes parts of chain 1's, which it splits for them
 (:mod:`edgematch.solvers.native.first.sweep`): the kept search and the restarts answer early or not at all, and
-chain 1's order then gets every core (here, not on a cluster; not when chain 1 restarts or propagates). The chain
+chain 1's order then gets every core (here or on a cluster; not when chain 1 restarts or propagates). The chain
 itself is :func:`edgematch.solvers.parallel.chains._chain` (the same child ``best --workers`` runs: its own
 process group, dies with its parent, live node count in shared memory, its result or failure sent over a pipe), and
 on a cluster :func:`edgematch.solvers.parallel.chains.chain_task` (one chain per worker thread, in a child
@@ -39,6 +39,8 @@ order, ...), the caller's ``seed``, the ``seeds`` of the chains and ``winner`` (
 
 from __future__ import annotations
 
+import contextlib
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,6 +66,7 @@ from edgematch.solvers.parallel.chains import (
 )
 from edgematch.solvers.parallel.cluster import connected, describe, threads
 from edgematch.solvers.parallel.processes import context
+from edgematch.solvers.parallel.shared import OnCluster, Shared
 
 # past the limit, how long the parent waits for the chains' own timeout reports (they stop REPORT_AHEAD before it,
 # building included): a late chain only adds its counters, and the call must end within 0.25 s of its limit
@@ -156,7 +159,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     ctx = context()
     plan: Plan = race_plan
     if after is not None:
-        plan = Handover(sweep.Board.create(ctx, puzzle.size).shared, after)
+        plan = Handover(sweep.Board.create(ctx, puzzle.size).state, after)
     unused = Incumbent.create(ctx, 1).shared  # the chain's shared board (a best-only feature)
     live = ctx.Array("q", task.workers, lock=False)  # each chain's nodes, written by its progress callback
     got = _Race(task, began, puzzle=puzzle)
@@ -199,12 +202,12 @@ class Handover:
     """The chains' plan with the handover (:mod:`edgematch.solvers.native.first.sweep`): chain 1 leads the sweep of
     its search, every other chain runs its own search for ``after`` seconds and then joins it."""
 
-    shared: Any  # the sweep's board (a shared array made before the fork)
+    state: Shared  # the sweep's board: shared memory made before the fork, or on the cluster's scheduler
     after: float
 
     def __call__(self, backend: Backend, task: Task, index: int) -> tuple[Any, dict]:
         runner, options = race_plan(backend, task, index)
-        board = sweep.Board(self.shared)
+        board = sweep.Board(self.state)
         if index == 1:
             return _Leader(runner, board), options
         return _Joiner(runner, race_plan(backend, task, 1), board, self.after), options
@@ -368,17 +371,30 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         deadline = clock.deadline(task.time_limit, began)
         got = _Race(task, began, puzzle=puzzle)
         count = threads(client)
+        after = handover(replace(task, workers=count))
+        plan: Plan = race_plan
+        state: OnCluster | None = None
+        if after is not None:
+            state = OnCluster.create(f"edgematch-sweep-{uuid.uuid4().hex[:12]}", sweep.Board.fresh(puzzle.size),
+                                     client)
+            plan = Handover(state, after)
         relay = Relay.submit(client, "race", backend, puzzle, single(task), got, count, deadline, LATE_SECONDS,
-                             race_plan)
+                             plan)
         try:
             reason = relay.collect("won", None if deadline is None else deadline + LATE_SECONDS)
         except KeyboardInterrupt:
             reason = INTERRUPTED
         finally:  # the losers are stopped, not waited for
             relay.close(wait=False, note=False)
+            if state is not None:
+                with contextlib.suppress(Exception):
+                    state.delete(client)
         ended = clock.now()
     if got.usage is not None:
         raise got.usage
-    result = _merged(backend, task, got, reason, ended - began, count, 0.0, {"cluster": describe(task.cluster)})
+    where: dict[str, Any] = {"cluster": describe(task.cluster)}
+    if after is not None:
+        where["handover"] = f"{after:g} s"
+    result = _merged(backend, task, got, reason, ended - began, count, 0.0, where)
     result.counters.update(cluster_start_seconds=began - connecting, cluster_close_seconds=clock.now() - ended)
     return result

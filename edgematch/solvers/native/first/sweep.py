@@ -6,7 +6,8 @@ chains, the kept search and restarts, answered within their first minute or, in 
 (benchmarks/README.md, "The handover"). So after ``handover`` seconds they stop and *join* chain 1: every worker
 sweeps chain 1's tree in its order, parts side by side, and where the solution lies is reached N times sooner.
 
-The handover, through one small shared array (:class:`Board`):
+The handover, through a few shared integers (:class:`Board`; in shared memory, or on the Dask scheduler when the
+chains run on a cluster):
 
 1. a joiner whose own search ran its share asks (:meth:`Board.ask`) and waits;
 2. chain 1 (the leader) sees it between two slices of its search and picks the split depth ``d``, the shallowest
@@ -34,10 +35,10 @@ from typing import Any
 import numpy as np
 
 from edgematch import clock
-from edgematch.errors import BackendError
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables
+from edgematch.solvers.parallel.shared import Local, Shared
 
 # after this many seconds a race's other chains join chain 1's search (option handover; benchmarks/README.md, "The
 # handover"): chain 0 answered within 65 s or not at all in every race measured
@@ -47,87 +48,86 @@ HEAD = 5
 IDLE, ASKED, PUBLISHED = 0, 1, 2
 PART_SECONDS = 0.5  # the parts' aimed-for size, in the leader's search time
 WAIT_SECONDS = 5.0  # how long a joiner waits for the leader to publish (it answers within a slice, ~0.1 s)
-LOCK_SECONDS = 5.0  # a board lock held this long: its holder was killed inside (never in practice)
 LISTED = 256  # prefixes the listing loop hands over at a time
 LISTING_BUDGET = 1_000_000  # its nodes per call between two looks at the clock
 Progress = Callable[[dict[str, float]], None]
 
 
-class Board:
-    """The handover's shared state: phase, split depth, parts claimed, parts done, parts in all (-1 until a
-    worker's enumeration runs out), then part 0's prefix. Every change takes the array's lock."""
+def _ask(values: list[int]) -> None:
+    if values[PHASE] == IDLE:
+        values[PHASE] = ASKED
 
-    def __init__(self, shared: Any):
-        self.shared = shared
+
+def _publish(values: list[int], prefix: list[int]) -> None:
+    values[DEPTH] = len(prefix)
+    values[HEAD:HEAD + len(prefix)] = prefix
+    values[CLAIMED], values[DONE], values[TOTAL] = 1, 0, -1
+    values[PHASE] = PUBLISHED
+
+
+def _published(values: list[int]) -> list[int] | None:
+    return values[HEAD:HEAD + values[DEPTH]] if values[PHASE] == PUBLISHED else None
+
+
+def _claim(values: list[int]) -> int:
+    values[CLAIMED] += 1
+    return values[CLAIMED] - 1
+
+
+def _done(values: list[int], total: int | None) -> bool:
+    if total is None:
+        values[DONE] += 1
+    elif values[TOTAL] < 0:
+        values[TOTAL] = total
+    return values[TOTAL] >= 0 and values[DONE] == values[TOTAL]
+
+
+class Board:
+    """The handover's shared state (a :class:`~edgematch.solvers.parallel.shared.Shared`, in shared memory here or
+    on a Dask scheduler): phase, split depth, parts claimed, parts done, parts in all (-1 until a worker's
+    enumeration runs out), then part 0's prefix. Every change is one operation applied whole."""
+
+    def __init__(self, state: Shared):
+        self.state = state
+
+    @staticmethod
+    def fresh(positions: int) -> list[int]:
+        """A board's values before anyone asked."""
+        values = [0] * (HEAD + positions)
+        values[TOTAL] = -1
+        return values
 
     @classmethod
     def create(cls, ctx: Any, positions: int) -> Board:
-        board = cls(ctx.Array("q", HEAD + positions))
-        board.shared[TOTAL] = -1
-        return board
-
-    def _locked(self) -> Any:
-        lock = self.shared.get_lock()
-        if not lock.acquire(timeout=LOCK_SECONDS):
-            raise BackendError("the race's shared board stayed locked (a chain killed holding it)")
-        return lock
+        """A board in shared memory, for chains forked from here."""
+        return cls(Local.create(ctx, cls.fresh(positions)))
 
     def ask(self) -> None:
         """A joiner asks the leader to split its search (once for every joiner)."""
-        lock = self._locked()
-        try:
-            if self.shared[PHASE] == IDLE:
-                self.shared[PHASE] = ASKED
-        finally:
-            lock.release()
+        self.state.apply(_ask)
 
     def asked(self) -> bool:
-        return self.shared[PHASE] == ASKED
+        return self.state.peek(PHASE) == ASKED
 
     def publish(self, prefix: tuple[int, ...]) -> None:
         """The leader's part 0: the prefix it searches below to the end; the parts after it are to take."""
-        lock = self._locked()
-        try:
-            a = self.shared
-            a[DEPTH] = len(prefix)
-            a[HEAD:HEAD + len(prefix)] = list(prefix)
-            a[CLAIMED], a[DONE], a[TOTAL] = 1, 0, -1
-            a[PHASE] = PUBLISHED
-        finally:
-            lock.release()
+        self.state.apply(_publish, list(prefix))
 
     def published(self) -> tuple[int, ...] | None:
         """Part 0's prefix once the leader has published it."""
-        lock = self._locked()
-        try:
-            a = self.shared
-            return tuple(a[HEAD:HEAD + a[DEPTH]]) if a[PHASE] == PUBLISHED else None
-        finally:
-            lock.release()
+        if self.state.peek(PHASE) != PUBLISHED:
+            return None
+        first = self.state.apply(_published)
+        return None if first is None else tuple(first)
 
     def claim(self) -> int:
         """The next part's number (1, 2, ...)."""
-        lock = self._locked()
-        try:
-            k = self.shared[CLAIMED]
-            self.shared[CLAIMED] = k + 1
-            return k
-        finally:
-            lock.release()
+        return int(self.state.apply(_claim))
 
     def done(self, total: int | None = None) -> bool:
         """A part searched through (``total`` None) or the number of parts learnt; True when every part is
         done: no solution below any."""
-        lock = self._locked()
-        try:
-            a = self.shared
-            if total is None:
-                a[DONE] += 1
-            elif a[TOTAL] < 0:
-                a[TOTAL] = total
-            return a[TOTAL] >= 0 and a[DONE] == a[TOTAL]
-        finally:
-            lock.release()
+        return bool(self.state.apply(_done, total))
 
 
 class Changes:
