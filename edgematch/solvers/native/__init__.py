@@ -19,8 +19,8 @@ back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree
 (:mod:`edgematch.solvers.native.count.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
 worker thread) chains: the one-process search, the plain search in a second fill order, and restarts seeded
-``seed + i`` (:mod:`edgematch.solvers.native.first.race`); on this machine, after ``handover`` seconds every
-chain takes parts of the second order's search (:mod:`edgematch.solvers.native.first.sweep`).
+``seed + i`` (:mod:`edgematch.solvers.native.first.race`); after ``handover`` seconds every chain takes parts
+of the second order's search (:mod:`edgematch.solvers.native.first.sweep`), here or on the cluster.
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
@@ -171,7 +171,7 @@ class NativeBackend(Backend):
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
                 "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
-                "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers, after which every chain "
+                "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which every chain "
                             "joins chain 1's search; off)"}
     meanings = {
         "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
@@ -193,7 +193,7 @@ class NativeBackend(Backend):
         "fanout": "the children kept per board",
         "repair": "after the beams, repair the best board (tail beams, large-neighbourhood search): on or off",
         "beam_share": "a fraction from 0 to 1",
-        "handover": "solve --workers N: seconds before every chain joins chain 1's search, or off",
+        "handover": "solve --workers N or --cluster: seconds before every chain joins chain 1's search, or off",
     }
     variants = VARIANTS
     questions = ("first", "all", "count", "best")
@@ -239,10 +239,10 @@ class NativeBackend(Backend):
                 return problem
         if task.question != "best" and task.options.keys() & best_only:
             return f"native backend: {', '.join(sorted(task.options.keys() & best_only))} are options of best"
-        if "handover" in task.options and (task.question != "first" or self.sub == "dfs" or task.workers < 2
-                                           or task.cluster is not None):
+        if "handover" in task.options and (task.question != "first" or self.sub == "dfs"
+                                           or (task.workers < 2 and task.cluster is None)):
             return ("native backend: handover is an option of a first solution with native on several workers "
-                    "of this machine (solve --workers N)")
+                    "or a cluster (solve --workers N, --cluster)")
         if task.question == "best" and self.sub == "dfs":
             return "native:dfs does not answer best (use native)"
         if task.cluster is not None and task.workers > 1:
