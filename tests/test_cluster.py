@@ -293,6 +293,7 @@ def test_solve_all_cluster_on_the_command_line(tmp_path, scheduler):
     assert edgematch.check(puzzle, edgematch.Solution.from_pairs(puzzle, [tuple(c) for c in one["solutions"][0]])).ok
 
 
+@pytest.mark.slow  # a local cluster's start (5 s of the suite) for one environment's regression
 def test_a_local_cluster_says_nothing_on_stderr_when_another_holds_dasks_port(tmp_path):
     """Dask's default dashboard port (8787) taken by another program: the count still prints only its answer
     (Dask warned on stderr when the local cluster asked for that port)."""

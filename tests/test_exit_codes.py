@@ -17,6 +17,7 @@ from edgematch.cli.solve import exit_code
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.formats import write_puzzle
 from edgematch.solvers.base import Result, Status
+from tests.timing import contention
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ["native", "native:restarts", "cpsat", "cpsat:table", "sat", "portfolio", "auto"]
@@ -90,9 +91,11 @@ run()
 """
 
 
-def _start(folder, backend, *args):
-    """The CLI in a session of its own (as a terminal runs it), writing to files in ``folder``."""
-    out, err = folder / f"{args[0]}.out", folder / f"{args[0]}.err"
+def _start(folder, backend, *args, name=None):
+    """The CLI in a session of its own (as a terminal runs it), writing to files in ``folder`` named ``name``
+    (default: the command)."""
+    name = name or args[0]
+    out, err = folder / f"{name}.out", folder / f"{name}.err"
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE, backend, *map(str, args), "-b", backend,
                                  "--explain"], stdout=stdout, stderr=stderr, start_new_session=True, cwd=ROOT,
@@ -103,13 +106,20 @@ def _start(folder, backend, *args):
 @pytest.mark.parametrize("backend", VARIED)
 def test_ctrl_c_exits_130_and_prints_what_was_found(backend, boards, tmp_path):
     runs = {"count": _start(tmp_path, backend, "count", boards["many"]),
-            "solve": _start(tmp_path, backend, "solve", boards["hard"])}
+            "solve": _start(tmp_path, backend, "solve", boards["hard"]),
+            "all": _start(tmp_path, backend, "solve", boards["many"], "--all", name="all")}
     deadline = time.monotonic() + 30
     while not all("chose" in out.read_text() for _, out, _ in runs.values()) and time.monotonic() < deadline:
         time.sleep(0.05)  # libraries loaded, puzzle read, --explain said which backend: the search starts
     time.sleep(0.7)  # into the search (the models build in about half a second)
+    busy = contention()
     for proc, _, _ in runs.values():
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    stopped = time.monotonic()
+    runs["all"][0].wait(timeout=60)
+    # every board found so far is not listed before the exit: the first few hundred are, the rest only counted
+    # (a 4x4 with 7.7 M solutions took 145 s to stop once listing, 0.5 s now)
+    assert time.monotonic() - stopped < 1.5 * busy, (time.monotonic() - stopped, busy)
     for question, (proc, out, err) in runs.items():
         code = proc.wait(timeout=20)
         printed, said = out.read_text(), err.read_text()
@@ -118,3 +128,5 @@ def test_ctrl_c_exits_130_and_prints_what_was_found(backend, boards, tmp_path):
         assert "Traceback" not in said, said
         if question == "count":
             assert "at least" in printed  # the count so far, as a lower bound
+        if question == "all" and "raw (listed above)" in printed:  # what it had found: listed, each checked
+            assert "at least" in printed and printed.count("\n") > 2

@@ -508,9 +508,10 @@ def solve_cmd(
             # what the numbers are; a line starting with # (scripts that read the numbered lines pass it by)
             out.print(f"{'#':>6}  cells 0-{puzzle.size - 1}, row by row: tile:turns (tiles from 0, turns "
                       "clockwise)", highlight=False, soft_wrap=True)
-            for i, solution in enumerate(result.solutions, start=1):
-                cells = " ".join(f"{t}:{r}" for t, r in solution.cells)
-                out.print(f"{i:>6}  {cells}", highlight=False)
+            # one print, each solution on one line whatever the width (a print per line took 0.43 s for 1,024)
+            out.print("\n".join(f"{i:>6}  " + " ".join(f"{t}:{r}" for t, r in solution.cells)
+                                for i, solution in enumerate(result.solutions, start=1)),
+                      highlight=False, markup=False, soft_wrap=True)
         out.print(_summary(result))
         for what, path in written:
             wrote(what, path)

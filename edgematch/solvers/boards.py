@@ -14,6 +14,7 @@ from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.core.symmetry import distinct_key
 from edgematch.core.tiletypes import decode, expand, turned_boards
+from edgematch.solvers.base import INTERRUPTED
 
 
 def counted(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], distinct: bool) -> tuple[int, int | None]:
@@ -36,8 +37,16 @@ def expanded(puzzle: Puzzle, types: Any, turns: int, boards: list[tuple], limit:
     return listed(every, limit, deadline)
 
 
-CHECK_EVERY = 1024  # raw solutions listed between looks at the clock (the first ones always are)
+CHECK_EVERY = 256  # raw solutions listed between looks at the clock (the first ones always are)
 CUT = "time limit while listing raw solutions"  # the message of a result whose listing the deadline cut
+
+
+def listing_deadline(deadline: float | None, stopped: str) -> float | None:
+    """The deadline of the listing after a search that ended ``stopped``: the search's own, or, when Ctrl-C
+    stopped it, now, so the first :data:`CHECK_EVERY` raw solutions are listed (about 0.03 s) and the rest only
+    counted. A stop must not wait for the listing: ``solve --all`` of a 4x4 with 7.7 M solutions stopped 1.2 s
+    in took 145 s to list what it had found."""
+    return clock.now() if stopped == INTERRUPTED else deadline
 
 
 def listed(solutions: Iterator[Solution], limit: int | None, deadline: float | None) -> tuple[list[Solution], bool]:

@@ -31,8 +31,8 @@ from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.core.tiletypes import decode, expand, turned_boards
 from edgematch.errors import BackendError, UsageError
-from edgematch.solvers.base import TIME_LIMIT, Backend, Result, Status, Task, Timings, on_off, whole
-from edgematch.solvers.boards import CUT, counted, expanded
+from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings, on_off, whole
+from edgematch.solvers.boards import CUT, counted, expanded, listing_deadline
 from edgematch.solvers.improving import Improvements
 from edgematch.solvers.parallel.processes import ChildDied, stream
 
@@ -124,8 +124,9 @@ class CpsatBackend(Backend):
         if task.question == "count" or complete and not got.limit_reached:
             result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit, deadline)
-            if cut:
+            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit,
+                                             listing_deadline(deadline, stopped))
+            if cut and stopped != INTERRUPTED:
                 result.status, result.message = Status.TIMEOUT, CUT
         return result
 

@@ -48,7 +48,7 @@ from edgematch.core.tiletypes import decode
 from edgematch.errors import BackendError, UsageError
 from edgematch.formats.source import remove_leftovers, writable, writing
 from edgematch.solvers.base import INTERRUPTED, Backend, Result, Status, Task, Timings, on_off
-from edgematch.solvers.boards import CUT, counted, expanded
+from edgematch.solvers.boards import CUT, counted, expanded, listing_deadline
 from edgematch.solvers.cubes import conquer_child, cube_count
 from edgematch.solvers.improving import INFEASIBLE, OPTIMAL, Improvements
 from edgematch.solvers.parallel.processes import ChildDied, stream
@@ -208,8 +208,9 @@ class SatBackend(Backend):
         if task.question == "count" or finished:  # a stopped count is a lower bound; stopped "all" has none
             result.count, result.distinct = counted(puzzle, types, turns, boards, task.distinct)
         if task.question == "all":
-            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit, deadline)
-            if cut:
+            result.solutions, cut = expanded(puzzle, types, turns, boards, task.limit,
+                                             listing_deadline(deadline, stopped))
+            if cut and stopped != INTERRUPTED:
                 result.status, result.message = Status.TIMEOUT, CUT
             elif task.limit is not None and len(result.solutions) >= task.limit:
                 result.status, result.message = Status.SOLVED, "solution limit"

@@ -53,7 +53,7 @@ from edgematch.solvers.base import (
     seconds,
     whole,
 )
-from edgematch.solvers.boards import CUT, listed
+from edgematch.solvers.boards import CUT, listed, listing_deadline
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
@@ -171,8 +171,8 @@ class NativeBackend(Backend):
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
                 "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
-                "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which every chain "
-                            "joins chain 1's search; off)"}
+                "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
+                            "every chain joins chain 1's search; off)"}
     meanings = {
         "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
         "values": "which of a cell's candidates come first: rare or index",
@@ -385,14 +385,14 @@ class NativeBackend(Backend):
             solutions = [decode(puzzle, tables, picks) for picks in outcome.found[:1]]
         else:
             every = (sol for picks in outcome.found for sol in expand(puzzle, tables, picks))
-            solutions, cut = listed(every, want, deadline)
+            solutions, cut = listed(every, want, listing_deadline(deadline, outcome.stopped))
         if outcome.found or raw:
             done = (outcome.finished or outcome.stopped == "solution limit" or task.question == "first") and not cut
             status = Status.SOLVED if done else Status.TIMEOUT
         else:
             status = Status.UNSAT if outcome.finished else Status.TIMEOUT
-        message = CUT if cut else "" if task.question == "first" and outcome.stopped == "solution limit" \
-            else outcome.stopped
+        message = CUT if cut and outcome.stopped != INTERRUPTED else \
+            "" if task.question == "first" and outcome.stopped == "solution limit" else outcome.stopped
         if isinstance(outcome, parts.Split) and outcome.stopped != INTERRUPTED:  # workers that died, if any
             if outcome.failed:  # every worker died with parts left: what was counted stands, as a lower bound
                 status, message = Status.ERROR, outcome.notes
