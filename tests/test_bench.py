@@ -73,8 +73,7 @@ def test_a_killed_bench_resumes_without_running_anything_twice(tmp_path):
         assert store.session().state == "running"  # killed: never closed
 
     resumed = subprocess.run([sys.executable, "-m", "edgematch", "bench", "--resume", "--db", str(db),
-                              "-o", str(tmp_path / "report")], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=120)
+                              "--no-report"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{sum(before.values())} of {len(suite.runs())} runs already stored" in resumed.stdout
     after = stored_keys(db)
@@ -82,9 +81,7 @@ def test_a_killed_bench_resumes_without_running_anything_twice(tmp_path):
     with Store(db) as store:
         session = store.session()
         assert session.state == "finished" and session.done == session.planned
-        assert all(r.category == "correct" for r in store.runs(session.id))
-    page = (tmp_path / "report" / "report.html").read_text()
-    assert page.count("<svg") >= 3 and "No wrong answers" in page
+        assert all(r.category == "correct" for r in store.runs(session.id))  # (its report: a report's tests)
 
 
 def test_ctrl_c_stores_what_finished_and_says_how_to_resume(tmp_path):

@@ -168,14 +168,14 @@ def test_when_every_cube_worker_dies_nothing_is_claimed(files, tmp_path):
 
 
 def test_ctrl_c_during_cube_workers_exits_130_without_a_traceback(files, tmp_path):
-    for _ in range(3):
-        proc, out, err = start(tmp_path, "solve", files["hard"], "-b", "sat", "-O", "cubes=16", "-j", "2")
-        workers(proc, depth=2)  # both cube workers are solving
-        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
-        code = proc.wait(timeout=60)
-        said = err.read_text()
-        assert code == 130 and "Traceback" not in said and "keyboard interrupt" not in said, said
-        assert "interrupted" in out.read_text()
+    # the traceback came in about half the runs; the mechanism is tested without a terminal, every time, below
+    proc, out, err = start(tmp_path, "solve", files["hard"], "-b", "sat", "-O", "cubes=16", "-j", "2")
+    workers(proc, depth=2)  # both cube workers are solving
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
+    code = proc.wait(timeout=60)
+    said = err.read_text()
+    assert code == 130 and "Traceback" not in said and "keyboard interrupt" not in said, said
+    assert "interrupted" in out.read_text()
 
 
 def _solve_through_ctrl_c(send) -> None:
