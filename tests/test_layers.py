@@ -6,6 +6,7 @@ TYPE_CHECKING:`` (a lazy or annotation-only import still ties the modules togeth
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import edgematch
@@ -49,7 +50,13 @@ def imports_of(path: Path) -> set[str]:
 
 
 MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
-GRAPH = {name: imports_of(path) - {name} for name, path in MODULES.items()}
+
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Each module's edgematch imports (read once, when a test asks: at import time every test process paid the
+    3.5 s of parsing while collecting)."""
+    return {name: imports_of(path) - {name} for name, path in MODULES.items()}
 
 
 def layer(name: str) -> int | None:
@@ -62,7 +69,7 @@ def test_every_module_has_a_layer():
 
 
 def test_imports_point_down():
-    upward = [f"{a} -> {b}" for a, targets in GRAPH.items() if a not in FACADE for b in sorted(targets)
+    upward = [f"{a} -> {b}" for a, targets in import_graph().items() if a not in FACADE for b in sorted(targets)
               if b not in FACADE and layer(b) > layer(a)]
     assert upward == []
 
@@ -71,7 +78,7 @@ def test_no_import_circles():
     """Tarjan's strongly connected components over the import graph: every one must be a single module.
     A package importing its own submodules (``formats/__init__`` loading its formats) is its registry, not
     a circle, so package -> own submodule arrows are left out."""
-    graph = {a: {b for b in targets if not b.startswith(a + ".")} for a, targets in GRAPH.items()}
+    graph = {a: {b for b in targets if not b.startswith(a + ".")} for a, targets in import_graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -107,8 +114,8 @@ def test_no_import_circles():
 
 def test_the_graph_is_read():
     """The checks above would pass on an empty graph: make sure the parser sees real arrows."""
-    assert "edgematch.core.model" in GRAPH["edgematch.formats.puz"]
-    assert "edgematch.cli.app" in GRAPH["edgematch.cli.solve"]
+    assert "edgematch.core.model" in import_graph()["edgematch.formats.puz"]
+    assert "edgematch.cli.app" in import_graph()["edgematch.cli.solve"]
 
 
 QUESTIONS = ("first", "count", "best")  # the native engine's question packages: siblings
@@ -127,25 +134,25 @@ def question_of(name: str) -> str | None:
 
 def test_question_packages_import_nothing_of_each_other():
     """first, count and best share only what sits below them (the engine's floor, the parallel layer)."""
-    across = [f"{a} -> {b}" for a, targets in GRAPH.items() if question_of(a) for b in sorted(targets)
+    across = [f"{a} -> {b}" for a, targets in import_graph().items() if question_of(a) for b in sorted(targets)
               if question_of(b) and question_of(b) != question_of(a)]
     assert across == []
 
 
 def test_the_native_floor_imports_no_question():
     """The engine's shared modules (tables, search, the compiled library) sit below every question package."""
-    floor = [n for n in GRAPH if n.startswith(NATIVE + ".") and n.count(".") == 3 and question_of(n) is None]
+    floor = [n for n in import_graph() if n.startswith(NATIVE + ".") and n.count(".") == 3 and question_of(n) is None]
     assert f"{NATIVE}.tables" in floor
-    upward = [f"{a} -> {b}" for a in floor for b in sorted(GRAPH[a]) if question_of(b)]
+    upward = [f"{a} -> {b}" for a in floor for b in sorted(import_graph()[a]) if question_of(b)]
     assert upward == []
 
 
 def test_the_parallel_layer_sits_below_every_backend():
     """solvers.parallel (processes, Dask, chains) imports no backend and no question: every backend, the bench and
     the native questions share it, so it can know none of them."""
-    layer_modules = [n for n in GRAPH if n == PARALLEL or n.startswith(PARALLEL + ".")]
+    layer_modules = [n for n in import_graph() if n == PARALLEL or n.startswith(PARALLEL + ".")]
     assert f"{PARALLEL}.tasks" in layer_modules and f"{PARALLEL}.chains" in layer_modules
-    upward = [f"{a} -> {b}" for a in layer_modules for b in sorted(GRAPH[a])
+    upward = [f"{a} -> {b}" for a in layer_modules for b in sorted(import_graph()[a])
               if not any(b == low or b.startswith(low + ".") for low in BELOW_PARALLEL)]
     assert upward == []
 
@@ -153,7 +160,7 @@ def test_the_parallel_layer_sits_below_every_backend():
 def test_the_ground_of_solvers_imports_nothing_above_it():
     """base.py (Task, Result, the registry) is what every backend and the parallel layer stand on: it imports
     nothing of solvers/ (it took two words from the parallel layer, which stands on it: a circle of floors)."""
-    upward = [f"{a} -> {b}" for a in FLOOR_OF_SOLVERS for b in sorted(GRAPH[a])
+    upward = [f"{a} -> {b}" for a in FLOOR_OF_SOLVERS for b in sorted(import_graph()[a])
               if b.startswith("edgematch.solvers") and b not in FLOOR_OF_SOLVERS]
     assert upward == []
 
