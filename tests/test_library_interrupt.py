@@ -71,7 +71,9 @@ def test_interrupted_is_a_keyboard_interrupt_and_no_exception():
     assert stop.result.count == 5 and str(stop) == "interrupted; a count of at least 5 raw solution(s)"
 
 
-@pytest.mark.parametrize("backend, workers", [("native", 1), ("native", 2), ("portfolio:native+sat", 1)])
+# a portfolio's count stopped by Ctrl-C: its command line is tests/test_exit_codes.py's (here under --runslow)
+@pytest.mark.parametrize("backend, workers", [("native", 1), ("native", 2),
+                                              pytest.param("portfolio:native+sat", 1, marks=pytest.mark.slow)])
 def test_ctrl_c_in_count_raises_interrupted_with_the_lower_bound(backend, workers):
     found = threading.Event()
     thread = _ctrl_c_once(found)

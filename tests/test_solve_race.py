@@ -226,12 +226,14 @@ def _watched(proc: subprocess.Popen, here: bool = False) -> set[int]:
 
 
 @through_solve
-@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "ADDRESS"],
+@pytest.mark.parametrize("where", [["--workers", "2"], pytest.param(["--cluster", "ADDRESS"], marks=pytest.mark.slow),
                                    pytest.param(["--cluster", "local:2"], marks=pytest.mark.slow)],
                          ids=["workers", "cluster", "local"])
 def test_solve_races_on_the_command_line_within_its_limit_and_leaves_no_process(tmp_path, where, request):
     """With workers, a running scheduler's address (this test process's: its chains are this process's children),
-    and ``local:2`` (slow: a local cluster's start and close reported apart are also the best and count tests')."""
+    and ``local:2``. The cluster routes are slow: a cluster race's limit and leftovers are
+    test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit's, its command line
+    tests/test_cluster.py's solve --cluster, and a local cluster's start and close the best and count tests'."""
     if "--cluster" in where:
         pytest.importorskip("dask.distributed")
     here = where == ["--cluster", "ADDRESS"]
