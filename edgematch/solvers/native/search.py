@@ -9,6 +9,7 @@ node rate (about 0.1 s each), so time limits, progress reports and Ctrl-C are ha
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,11 +73,12 @@ class Search:
         self.finished = code == kernels.FINISHED
         return code
 
-    def drain(self) -> list[np.ndarray]:
-        """The solutions stored since the last drain (as picks per position)."""
+    def drain(self) -> np.ndarray:
+        """The solutions stored since the last drain, one row each (picks per position), in one array: a copy
+        per solution cost more than the search on an enumeration (``--all``)."""
         n = int(self.state[kernels.STORED])
         self.state[kernels.STORED] = 0
-        return list(self.out[:n].copy())  # rows of one copy: a copy per row cost more than the search (--all)
+        return self.out[:n].copy()
 
     @property
     def nodes(self) -> int:
@@ -146,6 +148,51 @@ def prefixes(tables: Tables, target: int, deadline: float | None = None) -> tupl
     return level, nodes
 
 
+class Found(Sequence[np.ndarray]):
+    """The solutions a search stored (picks per position), kept as the blocks it drained them in: an enumeration
+    finds millions, and one array per solution cost 100 bytes each and half a second to free when Ctrl-C
+    stopped it. Reads as a sequence of rows; :meth:`extend` takes a block or any rows."""
+
+    def __init__(self, rows: Any = ()):
+        self.blocks: list[np.ndarray] = []
+        self.count = 0
+        self.extend(rows)
+
+    def extend(self, rows: Any) -> None:
+        """Add a drained block, another :class:`Found`'s blocks, or rows one by one."""
+        if isinstance(rows, Found):
+            blocks = rows.blocks
+        elif isinstance(rows, np.ndarray) and rows.ndim == 2:
+            blocks = [rows]
+        else:
+            listed = [np.asarray(r) for r in rows]
+            blocks = [np.array(listed)] if listed else []
+        for block in blocks:
+            if len(block):
+                self.blocks.append(block)
+                self.count += len(block)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for block in self.blocks:
+            yield from block
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            if (index.start or 0) >= 0 and index.stop is not None and index.stop >= 0 and index.step is None:
+                return list(itertools.islice(self, index.start, index.stop))  # [:1] reads one row, not all
+            return list(self)[index]
+        if index < 0:
+            index += self.count
+        for block in self.blocks:
+            if 0 <= index < len(block):
+                return block[index]
+            index -= len(block)
+        raise IndexError("no such solution")
+
+
 @dataclass
 class Outcome:
     """How a driven search ended."""
@@ -158,7 +205,7 @@ class Outcome:
     stopped: str = ""  # "", "time limit", "interrupted", "solution limit"
     started: float = 0.0  # seconds a Dask local cluster took to start, before the time limit began (reported apart)
     closed: float = 0.0  # and to close, after the search ended (reported apart too)
-    found: list[np.ndarray] = field(default_factory=list)
+    found: Sequence[np.ndarray] = field(default_factory=Found)
 
 
 def drive(
@@ -173,7 +220,7 @@ def drive(
     ``should_stop()`` says so (another worker found the answer), ``node_limit`` nodes are spent, or Ctrl-C."""
     start = clock.now()
     budget = FIRST_BUDGET if node_limit is None else max(1, min(FIRST_BUDGET, node_limit - search.nodes))
-    found: list[np.ndarray] = []
+    found = Found()
     stopped = ""
     try:
         while True:

@@ -27,8 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
@@ -221,5 +219,5 @@ def merge(total: Outcome, part: Outcome) -> None:
     total.nodes += part.nodes
     total.solutions += part.solutions
     total.canonical += part.canonical
-    total.found.extend(np.asarray(f) for f in part.found)
+    total.found.extend(part.found)
     total.finished = total.finished and part.finished

@@ -28,7 +28,7 @@ never counts it done, so a lost worker can cost a proof, never make a wrong one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,7 +36,7 @@ import numpy as np
 
 from edgematch import clock
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
+from edgematch.solvers.native.search import Found, Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import Tables
 from edgematch.solvers.parallel.shared import Local, Shared
 
@@ -233,7 +233,7 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
         depth = changes.split_depth(clock.now() - start, tables.positions)
     while int(search.state[kernels.DEPTH]) < depth:  # part 0 must have its prefix placed
         search.step(1)
-        found = search.drain()
+        found = Found(search.drain())
         if found or search.finished:
             outcome = _total(search, 0, start, search.finished, found, "solution limit" if found else "")
             return Swept(outcome, proof=not found)
@@ -307,8 +307,8 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
             return Swept(_total(search, base, start, True), parts, depth, True)
 
 
-def _total(search: Search, base: int, start: float, finished: bool, found: list | None = None,
+def _total(search: Search, base: int, start: float, finished: bool, found: Sequence[np.ndarray] = (),
            stopped: str = "") -> Outcome:
-    return Outcome(finished=finished, nodes=base + search.nodes, solutions=len(found or []), found=found or [],
+    return Outcome(finished=finished, nodes=base + search.nodes, solutions=len(found), found=Found(found),
                    seconds=clock.now() - start, stopped=stopped)
 
