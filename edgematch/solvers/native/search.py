@@ -205,7 +205,7 @@ class Outcome:
     stopped: str = ""  # "", "time limit", "interrupted", "solution limit"
     started: float = 0.0  # seconds a Dask local cluster took to start, before the time limit began (reported apart)
     closed: float = 0.0  # and to close, after the search ended (reported apart too)
-    found: Sequence[np.ndarray] = field(default_factory=Found)
+    found: Found = field(default_factory=Found)
 
 
 def drive(
@@ -340,7 +340,7 @@ def drive_restarts(
             total.nodes += one.nodes - nodes
             total.solutions += one.solutions - solutions
             if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
-                total.found = [mapping[f] if mapping is not None else f for f in one.found]
+                total.found = Found([mapping[f] if mapping is not None else f for f in one.found])
                 total.finished, total.stopped = one.finished, one.stopped
                 total.seconds = clock.now() - start
                 return total, run if kept is not None else run - 1, built(index)
