@@ -4,12 +4,15 @@
    under a time limit so every run does the same kind of work;
 2. the Hunde-Spiel: all solutions and the distinct count, in-process after compilation (median of 200);
 3. the Arc experiment: 100 random 3x3 signed puzzles with 4 colours, all solutions of each;
-4. a second `edgematch solve` process: wall time to the first answer, with the compiled code cached.
+4. a second `edgematch solve` process: wall time to the first answer, with the compiled code cached;
+5. an enumeration: `solve --all` under a time limit on a planted 7x7 of 2 colours (solutions without end), the
+   boards stored per second and the process's peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -68,16 +71,39 @@ def second_process() -> None:
     print(f"second `edgematch solve` process: {min(walls):.2f} s wall to the first answer (best of 3)")
 
 
+def enumeration(seconds: float) -> None:
+    from edgematch.solvers.base import Task
+    from edgematch.solvers.native import NativeBackend
+
+    puzzle, _ = generate(GeneratorSpec(7, 7, colours=2, seed=1))
+    result = NativeBackend().run(puzzle, Task("all", time_limit=seconds))
+    c = result.counters
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"enumeration, 7x7 of 2 colours, {seconds:g} s: {int(c['boards']):,} boards stored, "
+          f"{c['nodes_per_second'] / 1e6:.1f} M nodes/s, peak {peak:.0f} MiB")
+
+
+PARTS = ("nodes", "hunde", "arc", "start", "enumeration")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--only", choices=PARTS, action="append", help="run only these parts (repeatable)")
     args = parser.parse_args()
+    parts = args.only or PARTS
     print(f"compiled code loaded in {ensure_compiled():.2f} s")
-    nodes_per_second(args.seeds, args.seconds)
-    hunde(200)
-    arc_experiment(100)
-    second_process()
+    if "nodes" in parts:
+        nodes_per_second(args.seeds, args.seconds)
+    if "hunde" in parts:
+        hunde(200)
+    if "arc" in parts:
+        arc_experiment(100)
+    if "start" in parts:
+        second_process()
+    if "enumeration" in parts:  # last: its stored boards stay in this process's peak memory
+        enumeration(min(args.seconds, 2.0))
 
 
 if __name__ == "__main__":
