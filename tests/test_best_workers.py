@@ -207,7 +207,8 @@ def test_save_holds_the_last_better_board_and_the_regime_is_stated(tmp_path):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_save_cut_short_by_ctrl_c_is_written_before_the_command_ends(tmp_path, monkeypatch, workers):
     """Ctrl-C while a better board is being written (here: the second save is interrupted before it writes):
-    the file ends up holding the board printed, not the one before it."""
+    the file ends up holding the board printed, not the one before it: the interrupted save's board, or with two
+    chains a better one that was already on its way (seen once in a fresh clone's run)."""
     from edgematch.cli import best as best_cli
 
     puzzle_file, saved = tmp_path / "e2.em", tmp_path / "best.emsol"
@@ -227,7 +228,8 @@ def test_a_save_cut_short_by_ctrl_c_is_written_before_the_command_ends(tmp_path,
     data = json.loads(out.stdout)
     assert len(calls) == 3 and len(data["history"]) >= 2
     board = edgematch.read_solution(saved, puzzle=E2_8)
-    assert board.cells == calls[1].cells and check(E2_8, board).score == data["score"]
+    assert board.cells == calls[-1].cells and check(E2_8, board).score == data["score"]
+    assert data["score"] >= check(E2_8, calls[1]).score  # not the board saved before the interrupted one
     assert ours(psutil.Process()) == []
 
 
