@@ -12,7 +12,7 @@ first.sweep`) is written once:
   waits for it forever.
 - :class:`Piped`: in a cluster chain's child process, which has no Dask client: each operation is a request over
   a pipe to its task (:class:`Served`, which applies it :class:`OnCluster`), and :meth:`Shared.peek` reads a copy
-  the task refreshes every :data:`~edgematch.solvers.parallel.chains.RELAY_SECONDS` and after every operation.
+  the task refreshes every :data:`~edgematch.solvers.parallel.chains.POLL_SECONDS` and after every operation.
 
 A plan that shares state among its chains (:data:`~edgematch.solvers.parallel.chains.Plan`) is a dataclass with
 a field ``state``; :func:`~edgematch.solvers.parallel.chains.chain_task` gives its child the piped stand-in.
@@ -46,6 +46,10 @@ class Shared:
 
 def _stuck() -> BackendError:
     return BackendError("the chains' shared state stayed locked (a chain killed holding it)")
+
+
+def _gone() -> BackendError:
+    return BackendError("the chains' shared state is gone (the call ended)")
 
 
 class Local(Shared):
@@ -96,8 +100,9 @@ class OnCluster(Shared):
 
     @classmethod
     def create(cls, name: str, values: list[int], client: Any) -> OnCluster:
-        client.set_metadata([name], list(values))
-        return cls(name, len(values))
+        state = cls(name, len(values))
+        state.put(values, client)
+        return state
 
     @staticmethod
     def _client() -> Any:
@@ -116,7 +121,7 @@ class OnCluster(Shared):
             client = self._client()
             values = client.get_metadata([self.name], None)
             if values is None:
-                raise BackendError("the chains' shared state is gone (the call ended)")
+                raise _gone()
             answer = op(values, *args)
             client.set_metadata([self.name], values)
             self.last = values
@@ -135,7 +140,7 @@ class OnCluster(Shared):
     def peek(self, index: int) -> int:
         values = self.values()
         if values is None:
-            raise BackendError("the chains' shared state is gone (the call ended)")
+            raise _gone()
         return int(values[index])
 
     def delete(self, client: Any) -> None:
