@@ -32,7 +32,7 @@ import pytest
 import edgematch
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.formats import write_puzzle
-from edgematch.solvers.parallel.processes import ChildDied, stream
+from edgematch.solvers.parallel.processes import ChildDied, Flag, context, stream
 
 psutil = pytest.importorskip("psutil")
 
@@ -146,6 +146,29 @@ def test_a_count_that_loses_every_worker_is_a_lower_bound_with_the_parts_it_lost
     assert "every worker was lost" in got["message"] and "not searched" in got["message"]
     assert "lower bound" in got["message"]
     assert got["timings"]["total"] >= spent
+
+
+def _read_until_set(flag: Flag) -> None:
+    while not flag.is_set():
+        pass
+
+
+def test_a_worker_killed_while_reading_the_stop_flag_never_blocks_setting_it():
+    # the count's workers read their stop flag between slices of the search; with a multiprocessing Event, whose
+    # is_set() takes a lock, a kill -9 landing inside it (3 of 10 kills of this loop) left the lock held, and the
+    # parent's set() after "every worker was lost" waited forever (a count hung for 120 s in the suite)
+    ctx = context()
+    for _ in range(12):
+        flag = Flag(ctx)
+        reader = ctx.Process(target=_read_until_set, args=(flag,), daemon=True)
+        reader.start()
+        time.sleep(0.02)
+        reader.kill()
+        reader.join()
+        setter = threading.Thread(target=flag.set, daemon=True)
+        setter.start()
+        setter.join(timeout=10)
+        assert not setter.is_alive() and flag.is_set()
 
 
 def test_a_dead_cube_worker_s_cube_is_solved_again_so_no_solution_is_still_proven(files, tmp_path):

@@ -243,6 +243,7 @@ def _in_workers(sat: Any, enc: Any, cubes: list[list[int]], workers: int, send: 
             mine, theirs = ctx.Pipe()
             dealer.start(ctx.Process(target=_worker, args=(theirs, slot, sat, enc, cubes), daemon=True),
                          mine, theirs, slot)
+        dealer.begin()
         while board is None and not dealer.finished:
             if not dealer.workers:
                 stopped = LOST

@@ -314,6 +314,21 @@ def arrivals(conns: Iterable[Any], timeout: float | None) -> Iterator[tuple[Any,
         yield conn, message
 
 
+class Flag:
+    """A yes/no the parent sets and forked workers read, without a lock. A ``multiprocessing.Event`` has one: a
+    worker killed (``kill -9``) inside ``is_set()`` held it for good, and the parent's ``set()`` then waited
+    forever."""
+
+    def __init__(self, ctx: Any):
+        self._value = ctx.RawValue("b", 0)
+
+    def set(self) -> None:
+        self._value.value = 1
+
+    def is_set(self) -> bool:
+        return bool(self._value.value)
+
+
 @dataclass
 class Holder:
     """A dealt worker as its parent sees it: its number in messages, its process, the job it holds."""
@@ -349,14 +364,19 @@ class Dealer:
     on_death: Callable[[int], None] | None = None  # told a dead worker's slot
 
     def start(self, process: Any, mine: Any, theirs: Any, slot: int) -> None:
-        """Start ``process`` (a worker reading ``theirs``, the other end of ``mine``) and deal it its first job,
-        which waits in the pipe."""
+        """Start ``process`` (a worker reading ``theirs``, the other end of ``mine``); it waits for its first job
+        until :meth:`begin`."""
         self.workers[mine] = Holder(slot, process)
         try:
             start(process)
         finally:
             theirs.close()
-        self.deal(mine)
+
+    def begin(self) -> None:
+        """Deal every started worker its first job: once all are forked, since forking beside busy workers took
+        60 ms each on 2 cores."""
+        for conn in list(self.workers):
+            self.deal(conn)
 
     def deal(self, conn: Any) -> None:
         """Give the worker at ``conn`` the next job (one a dead worker held first), if any is left and the run

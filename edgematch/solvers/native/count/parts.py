@@ -17,7 +17,8 @@ While a part runs, its worker writes its live node and solution counts into its 
 so the parent's progress line shows the merged counts of every worker every few tenths of a second (not
 only when a part ends). Workers are forked by the calling thread, ignore Ctrl-C (the parent stops them and
 collects their partial counts) and die with the parent (``PR_SET_PDEATHSIG``); the parent kills any still
-running before it returns.
+running before it returns. Nothing they share has a lock (the live counts, the stop :class:`~edgematch.solvers.parallel.processes.Flag`): a worker
+killed holding one would stop the parent and every other worker.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.search import Outcome, Search, drive, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
-from edgematch.solvers.parallel.processes import LOST, Dealer, context, dealt, worker_child
+from edgematch.solvers.parallel.processes import LOST, Dealer, Flag, context, dealt, worker_child
 
 PARTS_PER_WORKER = 8
 REPORT_AHEAD = 0.05  # seconds before the limit the workers stop searching
@@ -85,7 +86,7 @@ class Split(Outcome):
     notes: str = ""  # the dead workers and what became of their parts (:meth:`Dealer.words`), for the message
 
 
-def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], go: Any, stop: Any, capacity: int,
+def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], stop: Flag, capacity: int,
             distinct: bool, deadline: float | None, want: int | None, live: Any, slot: int,
             memo_mib: float | None = None) -> None:
     """Search the parts the parent deals over ``conn`` (:func:`~edgematch.solvers.parallel.processes.dealt`) and send
@@ -94,7 +95,6 @@ def _worker(conn: Any, puzzle: Puzzle, tables: Tables, parts: list[Part], go: An
     ``live[2 * slot + 1]``. With ``memo_mib`` the worker counts with a memo table of its own, shared by its
     parts."""
     worker_child()
-    go.wait()  # every worker is started first: forking beside busy workers took 60 ms each on 2 cores
     memo = MemoTable(puzzle, tables, memo_mib) if memo_mib is not None else None
 
     def report(info: dict[str, float]) -> None:
@@ -125,7 +125,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     # machine's: the same instant in every forked worker)
     parts_deadline = None if deadline is None else deadline - REPORT_AHEAD
     ctx = context()
-    go, stop = ctx.Event(), ctx.Event()
+    stop = Flag(ctx)
     live = ctx.Array("q", 2 * task.workers, lock=False)  # per worker: nodes, solutions of its current part
 
     def forget(slot: int) -> None:  # a dead worker's part is searched again from the start, or not at all
@@ -141,9 +141,9 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
                 break
             mine, theirs = ctx.Pipe()
             dealer.start(ctx.Process(target=_worker, daemon=True, args=(
-                theirs, puzzle, tables, parts, go, stop, capacity, task.distinct, parts_deadline, want, live, slot,
+                theirs, puzzle, tables, parts, stop, capacity, task.distinct, parts_deadline, want, live, slot,
                 memo)), mine, theirs, slot)
-        go.set()
+        dealer.begin()
         if dealer.workers:
             reason = _collect(dealer, total, task, want, start, deadline, live, shown)
         elif parts:  # the deadline passed before a worker started
@@ -152,7 +152,6 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
         reason = INTERRUPTED
     finally:
         stop.set()
-        go.set()
         dealer.dealing = False
         if reason in (TIME_LIMIT, INTERRUPTED):  # keep what the workers searched until now
             until = clock.now() + COLLECT_SECONDS
