@@ -41,7 +41,7 @@ from edgematch.core import tiletypes
 from edgematch.core.analysis import rim_tight
 from edgematch.core.model import SIDES, E, N, Puzzle, S, Solution, W
 from edgematch.core.symmetry import board_turns, turn_cell
-from edgematch.core.tiletypes import TileTypes, placement_arrays, placement_rows, tile_types
+from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.encodings.domains import anchor
 from edgematch.errors import EdgematchError, UsageError
 
@@ -92,18 +92,6 @@ def paced(items: Iterable[T], deadline: float | None, every: int = 4096) -> Iter
         if i % every == 0:
             in_time(deadline)
         yield item
-
-
-def placement_list(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], deadline: float | None,
-                   every: int = 32768) -> list[Shown]:
-    """The rows of :func:`~edgematch.core.tiletypes.placement_arrays`' arrays, a slice at a time with a look at
-    the clock (:func:`in_time`) before each: a 250x250 board's 250,000 rows take a quarter second to make."""
-    t, r, shown = arrays
-    rows: list[Shown] = []
-    for start in range(0, len(t), every):
-        in_time(deadline)
-        rows += placement_rows(t[start:start + every], r[start:start + every], shown[start:start + every])
-    return rows
 
 
 def auto_order(puzzle: Puzzle) -> str:
@@ -200,45 +188,53 @@ def shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
 Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows)
 
 
-def combo_rows(puzzle: Puzzle, shown: list[Shown], combo: tuple[tuple[int, ...], int, int], norm_ids: dict[int, int],
-               free: int, rank: list[float] | None = None, by_class: dict[tuple[int, ...], list[Shown]] | None = None,
-               deadline: float | None = None) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
-    """The placements of ``shown`` that fit a combo's cell class, each with the norm label ids it shows on the
-    combo's two key sides (``free`` for a side it has not), sorted by those: a candidate table's rows. Within a
-    bucket, in ``shown``'s order, or by ``rank`` (per tile type, lowest first) when given. ``by_class``
-    (:func:`shown_by_class` of ``shown``) saves classifying every placement again for each combo. Stops at
-    ``deadline`` (:func:`in_time`)."""
-    klass, side_a, side_b = combo
-    rows = []
-    for t, r, edges in paced(shown if by_class is None else by_class.get(klass, ()), deadline):
-        if by_class is None and shows_class(puzzle, edges) != klass:
-            continue
-        la = norm_ids[norm(side_a, edges[side_a], puzzle)] if side_a >= 0 else free
-        lb = norm_ids[norm(side_b, edges[side_b], puzzle)] if side_b >= 0 else free
-        rows.append((la, lb, t, r, edges))
-    # numpy's stable sort, not list.sort: comparing a 250x250's 250,000 key tuples held the interpreter (Ctrl-C
-    # too) for 0.13 s; the keys are read in Python (each look can take a Ctrl-C), the sort itself is one C call
-    keys = [np.fromiter((row[i] for row in rows), np.int64, len(rows)) for i in (1, 0)]
-    if rank is not None:
-        keys.insert(0, np.fromiter((rank[row[2]] for row in rows), np.float64, len(rows)))
-    return [rows[i] for i in np.lexsort(keys).tolist()] if rows else rows
+@dataclass
+class Placements:
+    """Every placement a table is built from, as columns: its tile type, turn, the labels it shows (N E S W), the
+    norm label id of each side (:func:`norm`; ids in label order, as :func:`norm_label_ids` gives them) and the
+    class of cell it fits as a mask (bit ``s``: side ``s`` shows the frame). A 250x250 board has 250,000: as
+    tuples, building them and freeing them on a stop (the limit, Ctrl-C) took a third of a second each."""
 
+    t: np.ndarray          # [M] tile type
+    r: np.ndarray          # [M] turn
+    edges: np.ndarray      # [M, 4] the labels shown
+    ids: np.ndarray        # [M, 4] the norm label id of each side
+    klass: np.ndarray      # [M] the class mask
 
-def shown_by_class(puzzle: Puzzle, shown: list[Shown], deadline: float | None = None,
-                   ) -> dict[tuple[int, ...], list[Shown]]:
-    """``shown`` split by the cell class each placement fits, each part in ``shown``'s order: one pass, where
-    classifying every placement for each combo took half of building a big board's tables (issue 39). Stops
-    at ``deadline``."""
-    parts: dict[tuple[int, ...], list[Shown]] = {}
-    for item in paced(shown, deadline):
-        parts.setdefault(shows_class(puzzle, item[2]), []).append(item)
-    return parts
+    @classmethod
+    def of(cls, puzzle: Puzzle, arrays: tuple[np.ndarray, np.ndarray, np.ndarray], labels: np.ndarray,
+           ) -> Placements:
+        """The placements of :func:`~edgematch.core.tiletypes.placement_arrays`' ``arrays``; ``labels``: the
+        norm labels in id order (sorted)."""
+        t, r, edges = arrays
+        signs = np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else 1  # normed(), every row at once
+        klass = (np.zeros(len(t), np.int64) if puzzle.frame is None
+                 else (edges == puzzle.frame).astype(np.int64) @ (1 << np.arange(4)))
+        return cls(t, r, edges, np.searchsorted(labels, edges * signs), klass)
+
+    def of_class(self, klass: tuple[int, ...]) -> np.ndarray:
+        """The indices of the placements that fit a cell of class ``klass`` (:func:`cell_class`), in order."""
+        return np.flatnonzero(self.klass == sum(1 << s for s in klass))
+
+    def combo_rows(self, combo: tuple[tuple[int, ...], int, int], free: int, rank: np.ndarray | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A candidate table's rows: the placements that fit a combo's cell class, sorted by the norm label ids
+        they show on the combo's two key sides (``free`` for a side it has not), and those ids. Within a bucket,
+        in this order, or by ``rank`` (per tile type, lowest first) when given. Returns the placements' indices,
+        key a's ids and key b's ids."""
+        klass, side_a, side_b = combo
+        rows = self.of_class(klass)
+        la = self.ids[rows, side_a] if side_a >= 0 else np.full(len(rows), free, np.int64)
+        lb = self.ids[rows, side_b] if side_b >= 0 else np.full(len(rows), free, np.int64)
+        keys = [lb, la] if rank is None else [rank[self.t[rows]], lb, la]
+        by = np.lexsort(keys)  # stable: ties keep this order
+        return rows[by], la[by], lb[by]
 
 
 VALUES = ("index", "rare")
 
 
-def rarity_rank(puzzle: Puzzle, types: TileTypes) -> list[float]:
+def rarity_rank(puzzle: Puzzle, types: TileTypes) -> np.ndarray:
     """Per tile type, lowest first for the tiles showing the rarest colours: minus the sum, over its sides that
     do not show the frame, of one over how many tile sides show that colour (a seam class: ``signed`` labels
     count with their partners). Measured on framed 10x10 boards with 4 rim and 7 inner colours (issue 24): tried
@@ -247,7 +243,7 @@ def rarity_rank(puzzle: Puzzle, types: TileTypes) -> list[float]:
         return abs(label) if puzzle.rule == "signed" else label
 
     sides = Counter(colour(e) for t in puzzle.tiles for e in t.edges if e != puzzle.frame)
-    return [-sum(1.0 / sides[colour(e)] for e in rep if e != puzzle.frame) for rep in types.reps]
+    return np.array([-sum(1.0 / sides[colour(e)] for e in rep if e != puzzle.frame) for rep in types.reps], np.float64)
 
 
 @dataclass
@@ -419,7 +415,6 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     vis_ids = _ids(set(np.unique(all_edges).tolist()))
     free = len(norm_ids)
 
-    shown = placement_list(arrays, deadline)
     cells = fill_order(puzzle, order) if cells is None else list(cells)
     cells = [c for c in cells if c not in hinted]
     unconstrained = n * 4
@@ -432,32 +427,28 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     if values not in VALUES:
         raise UsageError(f"native backend: option values must be one of {', '.join(VALUES)}, got {values!r}")
     rank = rarity_rank(puzzle, types) if values == "rare" else None
-    cand: list[tuple[int, int, tuple[int, ...]]] = []
     tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
     tab_end = np.zeros_like(tab_start)
-    parts = shown_by_class(puzzle, shown, deadline)
+    shown = Placements.of(puzzle, arrays, np.array(sorted(norm_ids), np.int64))
+    chosen: list[np.ndarray] = []
+    offset = 0
     for key, k in combos.items():
-        rows = combo_rows(puzzle, shown, key, norm_ids, free, rank, parts, deadline)
-        if not rows:
+        in_time(deadline)
+        rows, la, lb = shown.combo_rows(key, free, rank)
+        if not len(rows):
             continue
         # rows come sorted by their (key a, key b) bucket: each bucket is one run of them
-        bucket = np.fromiter((la * (free + 1) + lb for la, lb, _, _, _ in rows), np.int64, len(rows))
+        bucket = la * (free + 1) + lb
         first = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
-        tab_start[k].reshape(-1)[bucket[first]] = len(cand) + first
-        tab_end[k].reshape(-1)[bucket[first]] = len(cand) + np.r_[first[1:], len(rows)]
-        cand.extend((t, r, edges) for _, _, t, r, edges in rows)
-
-    cand_type = np.array([t for t, _, _ in cand], INDEX)
-    cand_rot = np.array([r for _, r, _ in cand], np.int32)
-    in_time(deadline)
-    # label ids per placement once (a placement is a candidate of several combos: with masks, ten times over);
-    # an id is the label's rank among the sorted labels (_ids), so searchsorted finds it
-    used, rows = np.unique(cand_type.astype(np.int64) * 4 + cand_rot, return_inverse=True)
-    edges_of = {t * 4 + r: e for t, r, e in shown}
-    raw = np.array([edges_of[key] for key in used.tolist()], np.int64).reshape(-1, 4)
-    normed_raw = raw * np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else raw  # normed(), row by row
-    cand_edge = np.searchsorted(np.array(sorted(norm_ids), np.int64), normed_raw).astype(INDEX)[rows.reshape(-1)]
-    cand_vis = np.searchsorted(np.array(sorted(vis_ids), np.int64), raw).astype(np.int32)[rows.reshape(-1)]
+        tab_start[k].reshape(-1)[bucket[first]] = offset + first
+        tab_end[k].reshape(-1)[bucket[first]] = offset + np.r_[first[1:], len(rows)]
+        chosen.append(rows)
+        offset += len(rows)
+    cand = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    cand_type = shown.t[cand].astype(INDEX)
+    cand_rot = shown.r[cand].astype(np.int32)
+    cand_edge = shown.ids[cand].astype(INDEX)
+    cand_vis = np.searchsorted(np.array(sorted(vis_ids), np.int64), shown.edges[cand]).astype(np.int32)
     in_time(deadline)
     placed0 = np.zeros(n * 4 + 1, INDEX)
     placed0[unconstrained] = free

@@ -10,17 +10,13 @@ import numpy as np
 from edgematch.core.model import SIDES, Puzzle
 from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.solvers.native.tables import (
+    Placements,
     cell_class,
     collector_paused,
-    combo_rows,
     in_time,
     norm,
     norm_label_ids,
-    normed,
-    paced,
-    placement_list,
     position_keys,
-    shown_by_class,
 )
 
 
@@ -74,15 +70,12 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     hinted = types.hinted
     in_time(deadline)
     arrays = placement_arrays(types)
-    shown = placement_list(arrays, deadline)
-    by_class = shown_by_class(puzzle, shown, deadline)  # once, not once per combo
     hint_edges = {c: puzzle.tiles[t].rotated(r) for c, (t, r) in hinted.items()}
     all_edges = np.concatenate([arrays[2], np.array(list(hint_edges.values()), np.int64).reshape(-1, 4)])
     norm_ids = norm_label_ids(puzzle, all_edges)
     free = len(norm_ids)
     width = free + 1
-    in_time(deadline)
-    ids_of = {(t, r): [norm_ids[x] for x in normed(puzzle, e)] for t, r, e in shown}  # once per placement
+    shown = Placements.of(puzzle, arrays, np.array(sorted(norm_ids), np.int64))
     in_time(deadline)
 
     if cells is None:
@@ -95,55 +88,37 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     K = max(len(combos), 1)
     cstart = np.zeros(K, np.int64)
     cend = np.zeros(K, np.int64)
-    ra_s = np.zeros(K * width, np.int64)
-    ra_e = np.zeros(K * width, np.int64)
-    ab_s = np.zeros(K * width * width, np.int64)
-    ab_e = np.zeros(K * width * width, np.int64)
-    rb_s = np.zeros(K * width, np.int64)
-    rb_e = np.zeros(K * width, np.int64)
-    # the candidates by column, not as a million 5-tuples: a stop (the limit, Ctrl-C) frees them in a few
-    # milliseconds where the tuples took a third of a second on a 250x250
-    c_type: list[int] = []
-    c_turn: list[int] = []
-    c_la: list[int] = []
-    c_lb: list[int] = []
-    bperm: list[int] = []
+    # per combo: candidates sorted by (a, b) and their (a, b) labels; bperm the same candidates by (b, a), ties
+    # in order; then the first and one past the last candidate of every (a, b), a and (b) range, in numpy: the
+    # tables of a 250x250 are a million entries, built and (on a stop) freed in milliseconds
+    chosen: list[np.ndarray] = []
+    las: list[np.ndarray] = []
+    lbs: list[np.ndarray] = []
+    by_b: list[np.ndarray] = []
+    offset = 0
     for key, k in combos.items():
-        base = len(c_type)
-        cstart[k] = base
-        for la, lb, t, r, _ in paced(combo_rows(puzzle, shown, key, norm_ids, free, by_class=by_class,
-                                                deadline=deadline), deadline):
-            i = len(c_type)
-            if ab_e[(k * width + la) * width + lb] == 0:
-                ab_s[(k * width + la) * width + lb] = i
-            ab_e[(k * width + la) * width + lb] = i + 1
-            if ra_e[k * width + la] == 0:
-                ra_s[k * width + la] = i
-            ra_e[k * width + la] = i + 1
-            c_type.append(t)
-            c_turn.append(r)
-            c_la.append(la)
-            c_lb.append(lb)
-        cend[k] = len(c_type)
-        # by (lb, la), ties in order: numpy's stable sort (sorting Python tuples held the interpreter, Ctrl-C too)
-        by_b = (base + np.lexsort((np.array(c_la[base:], np.int64), np.array(c_lb[base:], np.int64)))).tolist()
-        for j, i in enumerate(paced(by_b, deadline)):
-            lb = c_lb[i]
-            pos = base + j
-            if rb_e[k * width + lb] == 0:
-                rb_s[k * width + lb] = pos
-            rb_e[k * width + lb] = pos + 1
-            bperm.append(i)
-    # empty ranges must still be ordered inside their combo (phase 1/2 read [ra_s, ab_s) and [ab_e, ra_e))
-    for k in range(K):
         in_time(deadline)
-        for la in range(width):
-            if ra_e[k * width + la] == 0:
-                ra_s[k * width + la] = ra_e[k * width + la] = cstart[k]
-            for lb in range(width):
-                j = (k * width + la) * width + lb
-                if ab_e[j] == 0:
-                    ab_s[j] = ab_e[j] = ra_s[k * width + la]
+        rows, la, lb = shown.combo_rows(key, free)
+        cstart[k], cend[k] = offset, offset + len(rows)
+        chosen.append(rows)
+        las.append(la)
+        lbs.append(lb)
+        by_b.append(offset + np.lexsort((la, lb)))
+        offset += len(rows)
+    cand = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    cand_la = np.concatenate(las) if las else np.zeros(0, np.int64)
+    cand_lb = np.concatenate(lbs) if lbs else np.zeros(0, np.int64)
+    bperm = np.concatenate(by_b) if by_b else np.zeros(0, np.int64)
+    of_combo = np.repeat(np.arange(K, dtype=np.int64), cend - cstart)
+    in_time(deadline)
+    ab_s, ab_e = ranges((of_combo * width + cand_la) * width + cand_lb, K * width * width)
+    ra_s, ra_e = ranges(of_combo * width + cand_la, K * width)
+    rb_s, rb_e = ranges(of_combo[bperm] * width + cand_lb[bperm], K * width)
+    # empty ranges must still be ordered inside their combo (phase 1/2 read [ra_s, ab_s) and [ab_e, ra_e))
+    empty = ra_e == 0
+    ra_s[empty] = ra_e[empty] = np.repeat(cstart, width)[empty]
+    empty = ab_e == 0
+    ab_s[empty] = ab_e[empty] = np.repeat(ra_s, width)[empty]
 
     in_time(deadline)
     placed0 = np.zeros(n * 4 + 1, np.int64)
@@ -160,20 +135,27 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
     class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
     class_cands = []
     for klass in class_ids:
-        mine = by_class.get(klass, [])
-        class_cands.append((np.array([t for t, _, _ in mine], np.int64), np.array([r for _, r, _ in mine], np.int64),
-                            np.array([ids_of[t, r] for t, r, _ in mine], np.int64).reshape(-1, 4)))
+        mine = shown.of_class(klass)
+        class_cands.append((shown.t[mine], shown.r[mine], shown.ids[mine]))
     return BestTables(
         key_a=key_a, key_b=key_b, combo=combo, extra_n=extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
         order=np.array(cells, np.int64), cstart=cstart, cend=cend, ra_s=ra_s, ra_e=ra_e, ab_s=ab_s, ab_e=ab_e,
-        rb_s=rb_s, rb_e=rb_e, bperm=np.array(bperm, np.int64),
-        cand_type=np.array(c_type, np.int64), cand_rot=np.array(c_turn, np.int64),
-        cand_edge=np.array([ids_of[t, r] for t, r in zip(c_type, c_turn, strict=True)], np.int64).reshape(-1, 4),
-        cand_la=np.array(c_la, np.int64), cand_lb=np.array(c_lb, np.int64),
+        rb_s=rb_s, rb_e=rb_e, bperm=bperm,
+        cand_type=shown.t[cand], cand_rot=shown.r[cand], cand_edge=shown.ids[cand], cand_la=cand_la, cand_lb=cand_lb,
         width=width, type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int64),
         placed0=placed0, fits_upto=fits_upto, cell_class=class_of_cell, class_cands=class_cands, types=types,
     )
 
+
+
+def ranges(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every key in ``range(size)``: the first index of ``keys`` holding it and one past the last (0, 0 where
+    none does). Each key's indices must be one run."""
+    start, end = np.zeros(size, np.int64), np.zeros(size, np.int64)
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
+    start[keys[first]] = first
+    end[keys[first]] = np.r_[first[1:], len(keys)]
+    return start, end
 
 
 def shuffled(tables: BestTables, rng: np.random.Generator) -> BestTables:

@@ -24,14 +24,13 @@ from edgematch.core.model import SIDES, Puzzle, Solution
 from edgematch.core.tiletypes import TileTypes, decode, placement_arrays, tile_types
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import (
+    Placements,
     cell_class,
     collector_paused,
     in_time,
     neighbours,
     norm,
-    normed,
-    placement_list,
-    shown_by_class,
+    norm_label_ids,
 )
 
 OPERATORS = ("window", "worst window", "conflict", "region", "band")
@@ -81,21 +80,19 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     T = len(types.reps)
     opt_start = np.zeros((len(class_ids), max(T, 1)), np.int64)
     opt_end = np.zeros((len(class_ids), max(T, 1)), np.int64)
-    opt_type: list[int] = []
-    opt_turn: list[int] = []
-    opt_edge: list[list[int]] = []
-    # each placement classed once (the shared pass best's tables make), then each class's options in type order
-    # with offsets by searchsorted (a loop over classes x types x turns made a 64x64's set-up 0.7 s of the limit)
-    by_class = shown_by_class(puzzle, placement_list(placement_arrays(types), deadline), deadline)
+    # each placement classed once, then each class's options in type order with offsets by searchsorted (a loop
+    # over classes x types x turns made a 64x64's set-up 0.7 s of the limit)
+    arrays = placement_arrays(types)
+    labels = np.array(sorted(norm_label_ids(puzzle, arrays[2])), np.int64)
+    shown = Placements.of(puzzle, arrays, labels)
     every_type = np.arange(opt_start.shape[1])
-    for klass, k in class_ids.items():
-        mine = by_class.get(klass, [])
-        ts = np.fromiter((t for t, _, _ in mine), np.int64, len(mine))
-        opt_start[k] = len(opt_type) + np.searchsorted(ts, every_type, "left")
-        opt_end[k] = len(opt_type) + np.searchsorted(ts, every_type, "right")
-        opt_type.extend(ts.tolist())
-        opt_turn.extend(r for _, r, _ in mine)
-        opt_edge.extend(normed(puzzle, edges) for _, _, edges in mine)
+    mine = [shown.of_class(klass) for klass in class_ids]
+    offsets = np.cumsum([0, *map(len, mine)])
+    for k, rows in enumerate(mine):
+        opt_start[k] = offsets[k] + np.searchsorted(shown.t[rows], every_type, "left")
+        opt_end[k] = offsets[k] + np.searchsorted(shown.t[rows], every_type, "right")
+    chosen = np.concatenate(mine) if mine else np.zeros(0, np.int64)
+    opt_type, opt_turn, opt_edge = shown.t[chosen], shown.r[chosen], labels[shown.ids[chosen]]  # the norm labels
     nb = neighbours(puzzle).astype(np.int64).reshape(n, 4)
     hint_lab = np.zeros((n, 4), np.int64)
     free = np.ones(n, np.bool_)
@@ -104,9 +101,8 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
         edges = puzzle.tiles[t].rotated(r)
         hint_lab[c] = [norm(s, edges[s], puzzle) for s in SIDES]
     tile_of = {i: (t, d) for t, members in enumerate(types.members) for i, d in members}
-    return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end,
-                        np.array(opt_type, np.int64), np.array(opt_turn, np.int64),
-                        np.array(opt_edge, np.int64).reshape(-1, 4), hint_lab, types, tile_of)
+    return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end, opt_type, opt_turn,
+                        opt_edge.reshape(-1, 4), hint_lab, types, tile_of)
 
 
 def score_of(lab: np.ndarray, nb: np.ndarray) -> int:

@@ -17,8 +17,9 @@ While a part runs, its worker writes its live node and solution counts into its 
 so the parent's progress line shows the merged counts of every worker every few tenths of a second (not
 only when a part ends). Workers are forked by the calling thread, ignore Ctrl-C (the parent stops them and
 collects their partial counts) and die with the parent (``PR_SET_PDEATHSIG``); the parent kills any still
-running before it returns. Nothing they share has a lock (the live counts, the stop :class:`~edgematch.solvers.parallel.processes.Flag`): a worker
-killed holding one would stop the parent and every other worker.
+running before it returns. Nothing they share has a lock (the live counts, the stop
+:class:`~edgematch.solvers.parallel.processes.Flag`): a worker killed holding one would stop the parent and every
+other worker.
 """
 
 from __future__ import annotations
