@@ -263,29 +263,88 @@ class PositionKeys:
 def position_keys(puzzle: Puzzle, cells: list[int], hinted: set[int] | dict[int, object], dtype: type,
                   deadline: float | None = None) -> PositionKeys:
     """The neighbours each of ``cells`` (in fill order) sees placed: hints and the cells before it; the west and
-    north ones first, as keys, the rest as extras. Stops at ``deadline``."""
-    P, unconstrained = len(cells), puzzle.size * 4
-    keys_out = PositionKeys(np.full(P, unconstrained, dtype), np.full(P, unconstrained, dtype), np.zeros(P, np.int64),
-                            np.zeros(P, dtype), np.zeros((P, 2), dtype), np.zeros((P, 2), dtype), {})
-    placed_before = set(hinted)
-    for p, cell in enumerate(paced(cells, deadline)):
-        sides = []
-        for s in (3, 0, 1, 2):  # W, N, E, S: the usual placed neighbours first
-            nb = puzzle.neighbour(cell, s)
-            if nb is not None and nb in placed_before:
-                sides.append((s, nb * 4 + (s + 2) % 4))
-        keys = sides[:2]
-        side_a = keys[0][0] if keys else -1
-        side_b = keys[1][0] if len(keys) > 1 else -1
-        keys_out.key_a[p] = keys[0][1] if keys else unconstrained
-        keys_out.key_b[p] = keys[1][1] if len(keys) > 1 else unconstrained
-        keys_out.combo[p] = keys_out.combos.setdefault((cell_class(puzzle, cell), side_a, side_b),
-                                                       len(keys_out.combos))
-        keys_out.extra_n[p] = len(sides) - len(keys)
-        for j, (s, src) in enumerate(sides[2:]):
-            keys_out.extra_side[p, j], keys_out.extra_src[p, j] = s, src
-        placed_before.add(cell)
-    return keys_out
+    north ones first, as keys, the rest as extras. The combos are numbered in the order the positions first
+    need them."""
+    in_time(deadline)
+    P, n = len(cells), puzzle.size
+    at = np.asarray(cells, np.int64).reshape(-1)
+    placed_at = np.full(n, P, np.int64)  # the position that places each cell (P: none)
+    placed_at[at[::-1]] = np.arange(P)[::-1]  # a cell listed twice is placed at its first
+    placed_at[np.fromiter(hinted, np.int64, len(hinted))] = -1
+    nb = _touching(puzzle, at)
+    combos: dict[tuple[tuple[int, ...], int, int], int] = {}
+    keyed = _keyed(puzzle, at, nb, placed_at[np.maximum(nb, 0)] < np.arange(P)[:, None], dtype, combos)
+    return PositionKeys(*keyed, combos)
+
+
+# the order a cell's placed neighbours are taken in: the first two are its keys, the rest extras to check
+KEY_SIDES = np.array([W, N, E, S])
+
+
+def _touching(puzzle: Puzzle, at: np.ndarray) -> np.ndarray:
+    """The neighbours of the cells ``at`` on each of :data:`KEY_SIDES` (-1: off the board), ``[len(at), 4]``."""
+    return neighbours(puzzle).reshape(-1, 4)[at][:, KEY_SIDES].astype(np.int64)
+
+
+def _keyed(puzzle: Puzzle, at: np.ndarray, nb: np.ndarray, placed: np.ndarray, dtype: type,
+           combos: dict[tuple[tuple[int, ...], int, int], int],
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The keys of rows of cells ``at`` whose neighbours ``nb`` (:func:`_touching`) are placed where ``placed``
+    says: key a and key b (``placed`` indices, ``n*4``: none), the combo (registered in ``combos``, new ones
+    numbered in the order the rows first need them), then how many more neighbours to check, their ``placed``
+    indices and sides. Every row at once in numpy: a loop over a 250x250's cells took a second, over its
+    (cell, mask) rows 13 s."""
+    rows, unconstrained = len(at), puzzle.size * 4
+    placed = placed & (nb >= 0)
+    src = nb * 4 + (KEY_SIDES + 2) % 4  # the neighbour's side that touches the cell
+    seen = np.cumsum(placed, axis=1)
+
+    def nth(j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per row: whether it has a ``j``-th placed neighbour (from 0), its side and its ``placed`` index."""
+        hit = placed & (seen == j + 1)
+        col = hit.argmax(axis=1)
+        return hit.any(axis=1), KEY_SIDES[col], src[np.arange(rows), col]
+
+    (has_a, side_a, src_a), (has_b, side_b, src_b) = nth(0), nth(1)
+    extra_src, extra_side = np.zeros((rows, 2), dtype), np.zeros((rows, 2), dtype)
+    for j in (0, 1):
+        has, side, source = nth(2 + j)
+        extra_side[has, j], extra_src[has, j] = side[has], source[has]
+    code = (class_masks(puzzle)[at] * 5 + np.where(has_a, side_a, -1) + 1) * 5 + np.where(has_b, side_b, -1) + 1
+    number, found = first_seen(code)
+    ids = np.array([combos.setdefault((mask_class(value // 25), value % 25 // 5 - 1, value % 5 - 1), len(combos))
+                    for value in found.tolist()], np.int64)
+    return (np.where(has_a, src_a, unconstrained).astype(dtype), np.where(has_b, src_b, unconstrained).astype(dtype),
+            ids[number] if rows else np.zeros(0, np.int64), np.maximum(seen[:, -1] - 2, 0).astype(dtype),
+            extra_src, extra_side)
+
+
+def class_masks(puzzle: Puzzle) -> np.ndarray:
+    """Every cell's class (:func:`cell_class`) as a mask, bit ``s`` set when side ``s`` faces out of a framed
+    board; as :attr:`Placements.klass` is for a placement."""
+    if puzzle.frame is None:
+        return np.zeros(puzzle.size, np.int64)
+    return (neighbours(puzzle).reshape(-1, 4) < 0).astype(np.int64) @ (1 << np.arange(4))
+
+
+def mask_class(mask: int) -> tuple[int, ...]:
+    """The class (sides facing out, as :func:`cell_class` lists them) of a class mask."""
+    return tuple(s for s in SIDES if mask >> s & 1)
+
+
+def first_seen(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``values`` numbered by the order its value first appears, and the values in that order."""
+    found, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
+    number = np.empty(len(found), np.int64)
+    number[by_first] = np.arange(len(found))
+    return number[inverse.reshape(-1)], found[by_first]
+
+
+def cell_classes(puzzle: Puzzle) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Every cell's class id, the classes numbered as they first appear along the cells, and those classes."""
+    ids, masks = first_seen(class_masks(puzzle))
+    return ids, [mask_class(m) for m in masks.tolist()]
 
 
 @dataclass
@@ -359,29 +418,12 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
     """Keys of every (cell, placed-sides mask) as :func:`position_keys` picks them (W, N, E, S: the first two
     as keys), registering the (class, key sides) combos they need in ``combos``. Stops at ``deadline``
     (:func:`in_time`)."""
-    n, unconstrained = puzzle.size, puzzle.size * 4
-    rows = n * 16
-    keys = MaskKeys(np.zeros(rows, np.int64), np.full(rows, unconstrained, INDEX), np.full(rows, unconstrained, INDEX),
-                    np.zeros(rows, INDEX), np.zeros((rows, 2), INDEX), np.zeros((rows, 2), INDEX))
-    neighbour = neighbours(puzzle)
-    for cell in range(n):
-        if cell % 256 == 0:
-            in_time(deadline)
-        for mask in range(16):
-            sides = [(s, int(neighbour[cell * 4 + s]) * 4 + (s + 2) % 4) for s in (3, 0, 1, 2)
-                     if mask >> s & 1 and neighbour[cell * 4 + s] >= 0]
-            row = cell * 16 + mask
-            side_a = sides[0][0] if sides else -1
-            side_b = sides[1][0] if len(sides) > 1 else -1
-            if sides:
-                keys.key_a[row] = sides[0][1]
-            if len(sides) > 1:
-                keys.key_b[row] = sides[1][1]
-            keys.base[row] = combos.setdefault((cell_class(puzzle, cell), side_a, side_b), len(combos))
-            keys.extra_n[row] = max(0, len(sides) - 2)
-            for j, (s, src) in enumerate(sides[2:]):
-                keys.extra_side[row, j], keys.extra_src[row, j] = s, src
-    return keys
+    in_time(deadline)
+    at = np.repeat(np.arange(puzzle.size, dtype=np.int64), 16)
+    mask = np.tile(np.arange(16, dtype=np.int64), puzzle.size)
+    key_a, key_b, base, extra_n, extra_src, extra_side = _keyed(
+        puzzle, at, _touching(puzzle, at), (mask[:, None] >> KEY_SIDES[None, :] & 1).astype(bool), INDEX, combos)
+    return MaskKeys(base, key_a, key_b, extra_n, extra_src, extra_side)
 
 
 @collector_paused()

@@ -11,7 +11,7 @@ from edgematch.core.model import SIDES, Puzzle
 from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.solvers.native.tables import (
     Placements,
-    cell_class,
+    cell_classes,
     collector_paused,
     in_time,
     norm,
@@ -80,7 +80,6 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
 
     if cells is None:
         cells = [c for c in range(n) if c not in hinted]
-    P = len(cells)
     unconstrained = n * 4
     at = position_keys(puzzle, cells, hinted, np.int64, deadline)
     key_a, key_b, combo, extra_n, combos = at.key_a, at.key_b, at.combo, at.extra_n, at.combos
@@ -128,13 +127,12 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
             placed0[c * 4 + s] = norm_ids[norm(s, e[s], puzzle)]
     hint_fits = sum(1 for c in hinted for s in (1, 2) if (nb := puzzle.neighbour(c, s)) in hinted
                     and placed0[c * 4 + s] == placed0[nb * 4 + (s + 2) % 4])
-    checks = [int(key_a[p] != unconstrained) + int(key_b[p] != unconstrained) + int(extra_n[p]) for p in range(P)]
-    fits_upto = np.cumsum([hint_fits, *checks]).astype(np.int64)
+    checks = (key_a != unconstrained).astype(np.int64) + (key_b != unconstrained) + extra_n
+    fits_upto = np.cumsum(np.r_[hint_fits, checks]).astype(np.int64)
     in_time(deadline)
-    class_ids: dict[tuple[int, ...], int] = {}
-    class_of_cell = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    class_of_cell, classes = cell_classes(puzzle)
     class_cands = []
-    for klass in class_ids:
+    for klass in classes:
         mine = shown.of_class(klass)
         class_cands.append((shown.t[mine], shown.r[mine], shown.ids[mine]))
     return BestTables(

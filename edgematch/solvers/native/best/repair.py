@@ -25,7 +25,7 @@ from edgematch.core.tiletypes import TileTypes, decode, placement_arrays, tile_t
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import (
     Placements,
-    cell_class,
+    cell_classes,
     collector_paused,
     in_time,
     neighbours,
@@ -74,19 +74,18 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     n = puzzle.size
     types = tile_types(puzzle)
     in_time(deadline)
-    class_ids: dict[tuple[int, ...], int] = {}
-    cls = np.array([class_ids.setdefault(cell_class(puzzle, c), len(class_ids)) for c in range(n)], np.int64)
+    cls, classes = cell_classes(puzzle)
     in_time(deadline)
     T = len(types.reps)
-    opt_start = np.zeros((len(class_ids), max(T, 1)), np.int64)
-    opt_end = np.zeros((len(class_ids), max(T, 1)), np.int64)
+    opt_start = np.zeros((len(classes), max(T, 1)), np.int64)
+    opt_end = np.zeros((len(classes), max(T, 1)), np.int64)
     # each placement classed once, then each class's options in type order with offsets by searchsorted (a loop
     # over classes x types x turns made a 64x64's set-up 0.7 s of the limit)
     arrays = placement_arrays(types)
     labels = np.array(sorted(norm_label_ids(puzzle, arrays[2])), np.int64)
     shown = Placements.of(puzzle, arrays, labels)
     every_type = np.arange(opt_start.shape[1])
-    mine = [shown.of_class(klass) for klass in class_ids]
+    mine = [shown.of_class(klass) for klass in classes]
     offsets = np.cumsum([0, *map(len, mine)])
     for k, rows in enumerate(mine):
         opt_start[k] = offsets[k] + np.searchsorted(shown.t[rows], every_type, "left")
