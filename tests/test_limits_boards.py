@@ -20,11 +20,6 @@ from edgematch.solvers.base import get_backend
 from tests.timing import contention, timed
 
 ROOT = Path(__file__).resolve().parent.parent
-# a known gap (issue 39): a Ctrl-C 0.5 s after best's first save stops it in 0.27-0.33 s, but one 6 s later, while
-# the 250x250's beam tables are still being built, in 0.65-0.76 s: 0.13 s until Python runs its handler (one long
-# C call), 0.3 s to free the half-built tables and return, 0.15 s for the interpreter to free the rest at exit
-STOP_GAP = pytest.mark.xfail(reason="250x250: best stops 0.39-0.55 s after a Ctrl-C that comes while its beam "
-                             "tables are built (0.26-0.33 s for this test's early one)")
 OVERSHOOT = 0.25  # past the limit, at contention 1 (the README's promise: within about 0.1 s)
 STOPPING = 0.3  # from a Ctrl-C to the exit, at contention 1
 _made: dict[int, Puzzle] = {}
@@ -54,7 +49,7 @@ def test_each_question_keeps_a_one_second_limit(size, question):
         assert edgematch.check(puzzle, result.solution).admissible
 
 
-@pytest.mark.parametrize("size", [16, 40, pytest.param(250, marks=[pytest.mark.slow, STOP_GAP])])
+@pytest.mark.parametrize("size", [16, 40, pytest.param(250, marks=pytest.mark.slow)])
 def test_ctrl_c_stops_each_command_at_once(size, tmp_path):
     file = tmp_path / "board.em"
     edgematch.write_puzzle(board(size), file)

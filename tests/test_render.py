@@ -398,3 +398,14 @@ def test_png_without_pillow_says_what_to_install(insects, monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL", None)
     with pytest.raises(UsageError, match=r"pip install 'edgematch\[png\]'"):
         render_png(insects)
+
+
+def test_printing_a_board_loads_neither_the_svg_nor_the_png_renderer():
+    # every `solve` prints its board through render.terminal; the package's other renderers came with it, and the
+    # SVG one's xml.sax loads urllib and http: 0.09 s of each command, after a Ctrl-C too
+    import subprocess
+
+    code = ("import sys, edgematch.render.terminal, edgematch.render as r; "
+            "assert not {'edgematch.render.svg', 'edgematch.render.png', 'xml.sax'} & set(sys.modules); "
+            "r.render_svg; assert 'edgematch.render.svg' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

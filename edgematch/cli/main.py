@@ -6,6 +6,8 @@ Exit codes: 0 success, 1 a negative answer (an invalid solution for ``check``), 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 import typer
@@ -27,4 +29,19 @@ def run() -> None:
         app()
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
-        sys.exit(EXIT_INTERRUPTED)
+        leave_now(EXIT_INTERRUPTED)
+    except SystemExit as end:
+        if end.code == EXIT_INTERRUPTED:
+            leave_now(EXIT_INTERRUPTED)
+        raise
+
+
+def leave_now(code: int) -> None:
+    """Exit with ``code`` at once, after a Ctrl-C the command has handled: what it found is printed, its files
+    are written and its workers stopped (each in its own ``finally``); only the interpreter's teardown, freeing
+    every object one by one, is skipped. After an enumeration holding millions of solutions that took
+    0.12-0.15 s of the 0.3 s a Ctrl-C may take."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
