@@ -67,16 +67,17 @@ def test_racket_solved():
 
 
 def test_the_shares_run_by_default_hold_every_kind():
-    """The default run's shares of the sample (two quarters of it for the counts, the first 24 for solutions)
+    """The default run's shares of the sample (a quarter of it for the counts, the first 24 for solutions)
     hold every size, both rules, and boards with and without a frame, turns, hints and duplicate tiles."""
-    for share in ([p for i, p in enumerate(SMALL) if i % 4 < 2], SMALL[:24]):
+    for share in (SMALL[0::4], SMALL[:24]):
         assert holds_every_kind(share)
 
 
-@pytest.mark.parametrize("chunk", [0, 1, *(pytest.param(c, marks=pytest.mark.slow) for c in (2, 3))])
+@pytest.mark.parametrize("chunk", [0, *(pytest.param(c, marks=pytest.mark.slow) for c in (1, 2, 3))])
 def test_counts_equal_the_native_backend(chunk):
     """200 seeded puzzles; each formulation, with and without symmetry breaking, on a share of them (the
-    first two shares, 100 puzzles of every kind, by default; the other two under --runslow)."""
+    first share, 50 puzzles of every kind, by default; the other three under --runslow; `edgematch xcheck` and
+    its tests cross-check both formulations on further streams)."""
     for i, puzzle in enumerate(SMALL[chunk::4]):
         native = edgematch.count(puzzle, distinct=True, backend="native")
         backend = FORMULATIONS[i % 2]
