@@ -29,10 +29,9 @@ from __future__ import annotations
 import gc
 import traceback
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 import numpy as np
 
@@ -49,7 +48,6 @@ ORDERS = ("auto", "row", "spiral", "frame", "band2")
 # indices the plain loop reads are unsigned 32-bit (half the cache of 64-bit ones)
 INDEX = np.uint32
 DEFAULT_ORDER = "auto"
-T = TypeVar("T")
 
 
 class BuildTimedOut(EdgematchError):
@@ -80,18 +78,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-def paced(items: Iterable[T], deadline: float | None, every: int = 4096) -> Iterator[T]:
-    """``items``, looking at the clock (:func:`in_time`) before every ``every`` of them: on a 250x250 board one
-    Python pass over the cells or placements takes up to a second, too long between two looks (issue 39)."""
-    if deadline is None:
-        yield from items
-        return
-    for i, item in enumerate(items):
-        if i % every == 0:
-            in_time(deadline)
-        yield item
 
 
 def auto_order(puzzle: Puzzle) -> str:
@@ -155,13 +141,6 @@ def norm(side: int, label: int, puzzle: Puzzle) -> int:
     return label if side in (E, S) else puzzle.partner(label)
 
 
-def normed(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, int, int, int]:
-    """:func:`norm` of all four sides N E S W (a big board has a million of them to label)."""
-    if puzzle.rule == "signed":
-        return (-edges[0], edges[1], edges[2], -edges[3])
-    return (edges[0], edges[1], edges[2], edges[3])
-
-
 def norm_label_ids(puzzle: Puzzle, all_edges: list[tuple[int, ...]] | np.ndarray) -> dict[int, int]:
     """An id per norm label any of ``all_edges`` (rows of N E S W) shows, in label order (:func:`_ids`)."""
     edges = np.asarray(all_edges, np.int64).reshape(-1, 4)
@@ -185,9 +164,6 @@ def shows_class(puzzle: Puzzle, edges: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(s for s in SIDES if edges[s] == puzzle.frame) if puzzle.frame is not None else ()
 
 
-Shown = tuple[int, int, tuple[int, ...]]  # (tile type, turn, the edges it shows)
-
-
 @dataclass
 class Placements:
     """Every placement a table is built from, as columns: its tile type, turn, the labels it shows (N E S W), the
@@ -207,7 +183,7 @@ class Placements:
         """The placements of :func:`~edgematch.core.tiletypes.placement_arrays`' ``arrays``; ``labels``: the
         norm labels in id order (sorted)."""
         t, r, edges = arrays
-        signs = np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else 1  # normed(), every row at once
+        signs = np.array([-1, 1, 1, -1]) if puzzle.rule == "signed" else 1  # norm(): N and W as their partner
         klass = (np.zeros(len(t), np.int64) if puzzle.frame is None
                  else (edges == puzzle.frame).astype(np.int64) @ (1 << np.arange(4)))
         return cls(t, r, edges, np.searchsorted(labels, edges * signs), klass)
