@@ -207,6 +207,16 @@ class Placements:
         return rows[by], la[by], lb[by]
 
 
+def ranges(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every key in ``range(size)``: the first index of ``keys`` holding it and one past the last (0, 0 where
+    none does); each key's indices must be one run (a candidate table's buckets, sorted)."""
+    start, end = np.zeros(size, np.int64), np.zeros(size, np.int64)
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
+    start[keys[first]] = first
+    end[keys[first]] = np.r_[first[1:], len(keys)]
+    return start, end
+
+
 VALUES = ("index", "rare")
 
 
@@ -445,24 +455,17 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     if values not in VALUES:
         raise UsageError(f"native backend: option values must be one of {', '.join(VALUES)}, got {values!r}")
     rank = rarity_rank(puzzle, types) if values == "rare" else None
-    tab_start = np.zeros((max(len(combos), 1), free + 1, free + 1), INDEX)
-    tab_end = np.zeros_like(tab_start)
     shown = Placements.of(puzzle, arrays, np.array(sorted(norm_ids), np.int64))
     chosen: list[np.ndarray] = []
-    offset = 0
+    buckets: list[np.ndarray] = []
     for key, k in combos.items():
         in_time(deadline)
         rows, la, lb = shown.combo_rows(key, free, rank)
-        if not len(rows):
-            continue
-        # rows come sorted by their (key a, key b) bucket: each bucket is one run of them
-        bucket = la * (free + 1) + lb
-        first = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
-        tab_start[k].reshape(-1)[bucket[first]] = offset + first
-        tab_end[k].reshape(-1)[bucket[first]] = offset + np.r_[first[1:], len(rows)]
         chosen.append(rows)
-        offset += len(rows)
+        buckets.append((k * (free + 1) + la) * (free + 1) + lb)  # sorted: each (combo, a, b) bucket is one run
     cand = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    tab_start, tab_end = (a.astype(INDEX) for a in ranges(np.concatenate(buckets) if buckets else cand,
+                                                          max(len(combos), 1) * (free + 1) ** 2))
     cand_type = shown.t[cand].astype(INDEX)
     cand_rot = shown.r[cand].astype(np.int32)
     cand_edge = shown.ids[cand].astype(INDEX)
@@ -487,7 +490,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     return Tables(
         order=np.array(cells, INDEX), key_a=at.key_a, key_b=at.key_b, base=(at.combo * (free + 1) ** 2).astype(INDEX),
         extra_n=at.extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
-        tab_start=tab_start.reshape(-1), tab_end=tab_end.reshape(-1),
+        tab_start=tab_start, tab_end=tab_end,
         cand_type=cand_type.reshape(-1), cand_rot=cand_rot.reshape(-1),
         cand_edge=cand_edge.reshape(-1, 4), cand_vis=cand_vis.reshape(-1, 4),
         type_count=np.array([types.count(t) for t in range(len(types.reps))], np.int32),

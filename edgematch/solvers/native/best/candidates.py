@@ -17,6 +17,7 @@ from edgematch.solvers.native.tables import (
     norm,
     norm_label_ids,
     position_keys,
+    ranges,
 )
 
 
@@ -144,16 +145,6 @@ def build_best_tables(puzzle: Puzzle, cells: list[int] | None = None, deadline: 
         placed0=placed0, fits_upto=fits_upto, cell_class=class_of_cell, class_cands=class_cands, types=types,
     )
 
-
-
-def ranges(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every key in ``range(size)``: the first index of ``keys`` holding it and one past the last (0, 0 where
-    none does). Each key's indices must be one run."""
-    start, end = np.zeros(size, np.int64), np.zeros(size, np.int64)
-    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.int64)
-    start[keys[first]] = first
-    end[keys[first]] = np.r_[first[1:], len(keys)]
-    return start, end
 
 
 def shuffled(tables: BestTables, rng: np.random.Generator) -> BestTables:
