@@ -301,7 +301,7 @@ def _keyed(puzzle: Puzzle, at: np.ndarray, nb: np.ndarray, placed: np.ndarray, d
     ids = np.array([combos.setdefault((mask_class(value // 25), value % 25 // 5 - 1, value % 5 - 1), len(combos))
                     for value in found.tolist()], np.int64)
     return (np.where(has_a, src_a, unconstrained).astype(dtype), np.where(has_b, src_b, unconstrained).astype(dtype),
-            ids[number] if rows else np.zeros(0, np.int64), np.maximum(seen[:, -1] - 2, 0).astype(dtype),
+            ids[number], np.maximum(seen[:, -1] - 2, 0).astype(dtype),
             extra_src, extra_side)
 
 
