@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
+from edgematch import clock
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.solvers.native import RESTART_UNIT
 from edgematch.solvers.native.compiled import ensure_compiled
@@ -52,17 +52,18 @@ def orders_for(puzzle) -> list[str]:
 
 def first(puzzle, strategy: str, cap: float, unit: int, seed: int) -> tuple[float, int, bool]:
     """(seconds, nodes, solved) to a first solution with ``strategy``, stopped at ``cap`` seconds."""
-    t0 = time.perf_counter()
+    t0 = clock.now()
+    until = t0 + cap
     if strategy == "native":
-        outcome, _, _ = drive_restarts(build_tables(puzzle, "auto"), unit, seed, cap - (time.perf_counter() - t0))
+        outcome, _, _ = drive_restarts(build_tables(puzzle, "auto"), unit, seed, until)
     elif strategy.startswith("R:"):
         names = orders_for(puzzle) if strategy == "R:mix" else [strategy[2:]]
         tables = [lambda name=name: build_tables(puzzle, name) for name in names]
-        outcome, _, _ = drive_restarts(tables, unit, seed, cap - (time.perf_counter() - t0), keep_first=False)
+        outcome, _, _ = drive_restarts(tables, unit, seed, until, keep_first=False)
     else:
         tables = build_tables(puzzle, strategy)
-        outcome = drive(Search(tables, capacity=1), cap - (time.perf_counter() - t0), want=1)
-    return time.perf_counter() - t0, outcome.nodes, bool(outcome.found)
+        outcome = drive(Search(tables, capacity=1), until, want=1)
+    return clock.now() - t0, outcome.nodes, bool(outcome.found)
 
 
 def main() -> None:

@@ -117,7 +117,29 @@ class SlowLoadingBackend(Backend):
         return result
 
 
+class DeadlineBackend(Backend):
+    """Takes $RIGGED_LOAD_SECONDS (default 0.5) to load at every warm_up, then records in ``asked`` the instant
+    its run began and the task it was given, and answers with the native backend."""
+
+    name = "deadline"
+    questions = ("first", "all", "count", "best")
+    asked: list = []
+
+    def warm_up(self, question=None):
+        time.sleep(float(os.environ.get("RIGGED_LOAD_SECONDS", "0.5")))
+
+    def run(self, puzzle, task):
+        from edgematch import clock
+        from edgematch.solvers.base import get_backend
+
+        DeadlineBackend.asked.append((clock.now(), task))
+        result = get_backend("native").run(puzzle, task)
+        result.backend = self.name
+        return result
+
+
 RIGGED = {
+    "deadline": "tests.rigged:DeadlineBackend",
     "slowload": "tests.rigged:SlowLoadingBackend",
     "overclaim": "tests.rigged:OverclaimBackend",
     "spawn": "tests.rigged:SpawningBackend",

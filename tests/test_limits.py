@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import edgematch
+from edgematch import clock
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.solvers.base import get_backend
 from tests.timing import timed
@@ -207,7 +208,7 @@ def test_a_search_with_no_time_left_runs_one_small_slice(hard):
     from edgematch.solvers.native.tables import build_tables
 
     get_backend("native").warm_up()
-    outcome = drive(Search(build_tables(hard, "row"), capacity=1), time_limit=0.0)
+    outcome = drive(Search(build_tables(hard, "row"), capacity=1), until=clock.now())
     # before the loop's rate is known: the loop with propagation runs 0.5 M nodes/s on 40x40, where a first slice
     # of 200,000 nodes ended 0.34 s past the limit
     assert outcome.stopped == "time limit" and 0 < outcome.nodes <= 10_000, outcome

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import edgematch
-from edgematch import GeneratorSpec, generate
+from edgematch import GeneratorSpec, clock, generate
 from edgematch.bench import xcheck as xc
 from edgematch.core.model import Hint
 from edgematch.errors import EdgematchError
@@ -231,7 +231,7 @@ def _memo_count(puzzle, mib: float):
 
     tables = build_tables(puzzle, "auto", symmetry=True)
     table = MemoTable(puzzle, tables, mib, join=False)
-    outcome = drive(MemoSearch(tables, table), 60)
+    outcome = drive(MemoSearch(tables, table), clock.deadline(60))
     assert outcome.finished
     return tables, table, outcome
 

@@ -14,6 +14,7 @@ import multiprocessing as mp
 import numpy as np
 import pytest
 
+from edgematch import clock
 from edgematch.core.generator import GeneratorSpec, generate, random_tiles
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.native.first import sweep
@@ -66,7 +67,7 @@ def lone_lead(tables, depth):
     """A leader asked to split before it starts (no other worker): it takes every part itself."""
     board = sweep.Board.create(mp.get_context("fork"), tables.positions)
     board.ask()
-    return sweep.lead(tables, board, 30.0, depth=depth), board
+    return sweep.lead(tables, board, clock.deadline(30.0), depth=depth), board
 
 
 @pytest.mark.parametrize("kind", BOARDS)
@@ -102,5 +103,5 @@ def test_a_joiner_nobody_answers_gives_up(monkeypatch):
     puzzle, order = BOARDS["framed"]
     tables = build_tables(puzzle, order)
     board = sweep.Board.create(mp.get_context("fork"), tables.positions)
-    assert sweep.join(tables, board, 10.0) is None
+    assert sweep.join(tables, board, clock.deadline(10.0)) is None
     assert board.asked()  # it asked; a leader starting later would split at once

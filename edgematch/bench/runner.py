@@ -176,7 +176,7 @@ def _child(conn: Any, instance: Instance, backend: str, task: str, timeout: floa
         ready.value = clock.now()  # the run's time limit (and the parent's kill) counts from here
         cpu = _cpu_now()
         started = clock.now()
-        result = chosen.run(puzzle, asked)
+        result = chosen.run(puzzle, asked.anchored(ready.value))
         took = clock.now() - started
         cpu = _cpu_now() - cpu
         best = {"score": result.score, "max_score": puzzle.seam_count,

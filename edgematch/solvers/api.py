@@ -344,7 +344,7 @@ def best(
                 on_improve(board, scored)
 
             task = replace(task, on_improve=checked_improvement)
-        return _ended(_checked_best(puzzle, chosen.run(puzzle, task), seen))
+        return _ended(_checked_best(puzzle, chosen.answer(puzzle, task), seen))
 
 
 def _scored(puzzle: Puzzle, board: Solution, claimed: int | None, backend: str) -> int:
@@ -389,9 +389,9 @@ def _answered(puzzle: PuzzleLike, backend: str, task: Task, confirm: bool) -> Re
         raise UsageError(f"confirm must be True or False, got {shown(confirm)}")
     chosen = _backend(backend)
     with _stopping(chosen.full_name, task.question):
-        deadline = None if task.time_limit is None else clock.now() + task.time_limit
+        deadline = task.until(clock.now())  # the second opinion's: the first's loading counts
         puzzle = as_puzzle(puzzle)
-        result = _ended(_checked(puzzle, chosen.run(puzzle, task)))
+        result = _ended(_checked(puzzle, chosen.answer(puzzle, task)))
         if confirm:
             result.confirmation = _confirmed(puzzle, result, task, deadline)
         return result
@@ -405,7 +405,7 @@ def _confirmed(puzzle: Puzzle, result: Result, task: Task, deadline: float | Non
     asked: list[Result] = []
 
     def second(name: str, question: Task) -> Result:
-        asked.append(_checked(puzzle, _backend(name).run(puzzle, question)))
+        asked.append(_checked(puzzle, _backend(name).answer(puzzle, question)))
         if asked[-1].message == INTERRUPTED:
             raise KeyboardInterrupt
         return asked[-1]

@@ -7,7 +7,8 @@ Adding a backend (checklist):
    solver library inside those methods, never at module level.
 2. Map every native status to a :class:`Status` explicitly; an unknown one is an error, never "unknown".
 3. Fill :class:`Timings` (build / solve; the API adds check) and backend counters in ``counters``.
-4. Honour ``task.time_limit`` inside the backend; count raw and distinct as docs/architecture.md defines them.
+4. Honour the task's deadline (``task.until(started)``: the caller's instant, else ``time_limit`` seconds from
+   ``started``) inside the backend; count raw and distinct as docs/architecture.md defines them.
 5. Register it in ``_BUILTIN`` below and run the tests parametrised over backends for it alone:
    ``pytest --backend NAME`` (tests/conftest.py; the others run as usual).
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal
 
+from edgematch import clock
 from edgematch.core.model import MAX_DIGITS, Puzzle, Solution, is_integer_word
 from edgematch.errors import BackendError, EdgematchError, MissingDependencyError, UsageError, shown
 
@@ -53,7 +55,12 @@ class Status(StrEnum):
 @dataclass(frozen=True)
 class Task:
     """What to ask a backend. ``limit`` caps stored solutions for ``all``; ``distinct`` asks for the
-    distinct count too; ``options`` are backend specific (e.g. ``order="spiral"``)."""
+    distinct count too; ``options`` are backend specific (e.g. ``order="spiral"``).
+
+    ``time_limit`` is the caller's limit in seconds, as results report it; ``deadline`` is the instant (on
+    :func:`edgematch.clock.now`) every layer below must end by. The library's calls set it once, when the
+    backend is loaded; a layer that splits the time hands its parts a nearer one. A task without one (a
+    backend's ``run`` called directly) counts ``time_limit`` from the moment the backend starts."""
 
     question: Question = "first"
     time_limit: float | None = None
@@ -70,6 +77,20 @@ class Task:
     # where the search's parts run instead of this machine's cores: "local:N", a Dask scheduler address or a
     # dask.distributed.Client (edgematch.solvers.parallel.cluster); None runs here
     cluster: Any = None
+    deadline: float | None = None
+
+    def until(self, started: float, setup: float = 0.0) -> float | None:
+        """The instant this task must end by: its deadline, else ``time_limit`` seconds after ``started``
+        (None: no limit). ``setup``: seconds spent on something the limit does not count (a Dask local
+        cluster's start), which push the deadline back."""
+        if self.deadline is not None:
+            return self.deadline + setup
+        return clock.deadline(self.time_limit, started)
+
+    def anchored(self, started: float) -> Task:
+        """This task with its deadline set (counted from ``started`` when it had none), for the layers below."""
+        return self if self.deadline is not None or self.time_limit is None else \
+            replace(self, deadline=self.until(started))
 
 
 @dataclass
@@ -230,6 +251,12 @@ class Backend:
         if problem:
             raise UsageError(problem)
         return dict(task.options)
+
+    def answer(self, puzzle: Puzzle, task: Task) -> Result:
+        """:meth:`run` as the library's calls ask it: the backend loaded first, then the task's deadline set
+        (loading is not charged to the time limit; nothing compiles at run time)."""
+        self.warm_up(task.question)
+        return self.run(puzzle, task.anchored(clock.now()))
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         raise NotImplementedError

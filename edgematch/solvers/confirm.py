@@ -73,7 +73,7 @@ def second_opinion(puzzle: Puzzle, first: Result, task: Task, deadline: float | 
     left = None if deadline is None else deadline - clock.now()
     if left is not None and left <= 0.01:
         return Confirmation(by, None, f"not confirmed: no time left for {by}")
-    second = run(by, replace(task, time_limit=left, options={}, progress=None, workers=1))
+    second = run(by, replace(task, deadline=deadline, options={}, progress=None, workers=1))
     if second.status is Status.ERROR:
         return Confirmation(by, None, f"not confirmed: {by} failed: {second.message}", second)
     if task.question == "first":  # first said unsat

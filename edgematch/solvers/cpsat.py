@@ -79,7 +79,7 @@ class CpsatBackend(Backend):
         enumerate_all = task.question != "first"
         workers = 1 if enumerate_all else task.workers
         started = clock.now()
-        deadline = clock.deadline(task.time_limit, started)
+        deadline = task.until(started)
         got = _Received(task, started)
         raw_limit = task.limit if task.question == "all" else None
         try:
@@ -138,7 +138,7 @@ class CpsatBackend(Backend):
         seed = whole(given.get("seed", 0), "seed")
         self.warm_up()
         started = clock.now()
-        deadline = clock.deadline(task.time_limit, started)
+        deadline = task.until(started)
         got = Improvements(puzzle, task, started)
         error = ""
         try:

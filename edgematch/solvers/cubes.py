@@ -294,9 +294,10 @@ class Conquest:
 
 
 def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, cluster: Any,
-                time_limit: float | None, per_thread: int = 64) -> Conquest:
+                until: float | None, per_thread: int = 64) -> Conquest:
     """Cube-and-conquer with the batches of cubes as tasks on ``cluster`` (see the module doc): at least
-    ``target`` cubes, or ``per_thread`` per worker thread of the cluster. Planning counts against the time limit;
+    ``target`` cubes, or ``per_thread`` per worker thread of the cluster, until the deadline ``until`` (a
+    ``clock.now()`` instant). Planning counts against the time limit;
     a local cluster's start and close do not, and are reported apart (counters ``cluster_start_seconds``,
     ``cluster_close_seconds``), as for the native backend's races and counts."""
     from edgematch.core.symmetry import board_turns
@@ -315,7 +316,7 @@ def run_cluster(puzzle: Puzzle, options: Any, solver: str, target: int | None, c
     try:
         with connected(cluster) as client:
             start = clock.now()
-            deadline = clock.deadline(time_limit, start)
+            deadline = None if until is None else until + (start - connecting)  # counted from the cluster ready
             out.counters["cluster_start_seconds"] = start - connecting
             width = threads(client)
             target = target or per_thread * width

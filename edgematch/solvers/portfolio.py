@@ -126,7 +126,7 @@ class PortfolioBackend(Backend):
             member.warm_up(task.question)
         ctx = context()
         started = clock.now()
-        deadline = clock.deadline(task.time_limit, started)
+        deadline = task.until(started)
         running: dict[Any, tuple[str, Any]] = {}
         processes: list[Any] = []  # every member started, reported or not: all are reaped before the call returns
         winner: Result | None = None
@@ -225,10 +225,10 @@ def _race(puzzle: Puzzle, running: dict[Any, tuple[str, Any]], spent: list[Resul
 
 def _member(conn: Any, backend: Backend, puzzle: Puzzle, task: Task, deadline: float | None = None) -> None:
     """One member, in its own process group: runs until the portfolio's ``deadline`` (monotonic, the same
-    clock in every process) less :data:`REPORT_AHEAD`, counted from here, not from before the fork."""
+    clock in every process) less :data:`REPORT_AHEAD`, so that its result reaches the parent in time."""
     own_group()
     if deadline is not None:
-        task = replace(task, time_limit=max(0.01, deadline - clock.now() - REPORT_AHEAD))
+        task = replace(task, deadline=deadline - REPORT_AHEAD)
     if task.question == "best":
         task = replace(task, on_improve=lambda board, score: conn.send(("improve", board, score)))
     try:

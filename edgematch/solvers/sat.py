@@ -142,7 +142,7 @@ class SatBackend(Backend):
         options = CnfOptions(**flags, **({"amo": str(given["amo"])} if "amo" in given else {}))
         self.warm_up()  # loaded here once, so the child does not pay the imports
         started = clock.now()
-        deadline = clock.deadline(task.time_limit, started)
+        deadline = task.until(started)
         # every board the CNF finds expands to at least one solution: --all -n N needs N boards at most
         want_boards = 1 if task.question == "first" else task.limit if task.question == "all" else None
         got = _Received(task, started)
@@ -235,8 +235,7 @@ class SatBackend(Backend):
         from edgematch.solvers.parallel.cluster import describe
 
         cubes = cube_count(task.options["cubes"]) if "cubes" in task.options else None
-        left = None if task.time_limit is None else task.time_limit - (clock.now() - started)
-        got = run_cluster(puzzle, options, solver, cubes, task.cluster, left, CUBES_PER_WORKER)
+        got = run_cluster(puzzle, options, solver, cubes, task.cluster, task.until(started), CUBES_PER_WORKER)
         # the cluster's start and close are reported apart
         took = clock.now() - started - got.counters.get("cluster_start_seconds", 0.0) \
             - got.counters.get("cluster_close_seconds", 0.0)
@@ -276,7 +275,7 @@ class SatBackend(Backend):
             raise UsageError(f"unknown maxsat search {mode!r}; choose one of: {', '.join(MAXSAT)}")
         self.warm_up()
         started = clock.now()
-        deadline = clock.deadline(task.time_limit, started)
+        deadline = task.until(started)
         got = Improvements(puzzle, task, started)
         error = ""
         try:

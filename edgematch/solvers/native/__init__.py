@@ -280,12 +280,12 @@ class NativeBackend(Backend):
 
     def prepare(self, puzzle: Puzzle, task: Task) -> tuple[Tables, float, float]:
         """Tables for the puzzle, the seconds to build them, and to load or compile the loop. Building counts
-        against ``task.time_limit``: past it, :class:`~edgematch.solvers.native.tables.BuildTimedOut`
+        against the task's deadline: past it, :class:`~edgematch.solvers.native.tables.BuildTimedOut`
         (:func:`timed_out` makes the run's result of it)."""
         from edgematch.solvers.native.compiled import ensure_compiled
 
         t0 = clock.now()
-        deadline = None if task.time_limit is None else clock.now() + task.time_limit
+        deadline = task.until(t0)
         given = self.checked_options(task)
         order = str(given.get("order", DEFAULT_ORDER))
         if order not in (*ORDERS, "dynamic"):
@@ -330,6 +330,7 @@ class NativeBackend(Backend):
         from edgematch.solvers.native.search import distinct_boards, drive, drive_restarts
 
         began = clock.now()
+        task = task.anchored(began)  # the build counts
         try:
             tables, build, compile_s = self.prepare(puzzle, task)
         except BuildTimedOut:
@@ -350,11 +351,10 @@ class NativeBackend(Backend):
         restarts = 0
         memo, memo_off = _memo_size(puzzle, task, tables, how)
         memo_stats: dict[str, int] = {}
-        left = None if task.time_limit is None else max(0.0, task.time_limit - build)  # the build counts
         t0 = clock.now()
-        deadline = None if left is None else clock.now() + left
+        deadline = task.deadline
         if restarting:
-            outcome, restarts, _ = drive_restarts(tables, unit, seed, left, task.progress, keep_first=keep,
+            outcome, restarts, _ = drive_restarts(tables, unit, seed, deadline, task.progress, keep_first=keep,
                                                   make=_searcher(puzzle, how, 1, False))
         elif task.workers > 1 or task.cluster is not None:
             try:
@@ -362,7 +362,7 @@ class NativeBackend(Backend):
                     from edgematch.solvers.native.count.cluster import run_parts as run_split
                 else:
                     run_split = parts.run_parallel
-                outcome = run_split(puzzle, tables, replace(task, time_limit=left), want, capacity, memo)
+                outcome = run_split(puzzle, tables, task, want, capacity, memo)
             except ChildDied as exc:
                 return Result(self.full_name, Status.ERROR, timings=Timings(build=build), message=str(exc),
                               options={"order": tables.order_name, "workers": task.workers})
@@ -374,8 +374,7 @@ class NativeBackend(Backend):
             else:
                 search = _searcher(puzzle, how, capacity, task.distinct)(tables)
             # making the search (its memo table, propagation's arrays) counts too
-            outcome = drive(search, clock.left(deadline), want,
-                            task.progress)
+            outcome = drive(search, deadline, want, task.progress)
             memo_stats = search.stats() if memo is not None else {}
         solve = clock.now() - t0 - outcome.started - outcome.closed  # a local cluster's: reported apart
 
@@ -453,6 +452,7 @@ class NativeBackend(Backend):
     def iter_solutions(self, puzzle: Puzzle, task: Task) -> Iterator[Solution]:
         from edgematch.solvers.native.search import iterate
 
+        task = task.anchored(clock.now())
         try:
             tables, _, _ = self.prepare(puzzle, task)
         except BuildTimedOut:
@@ -461,7 +461,7 @@ class NativeBackend(Backend):
             yield from self._all_hinted(puzzle, tables, task, 0.0).solutions
             return
         how = propagation(self.checked_options(task), tables.order_name)
-        for picks in iterate(_searcher(puzzle, how, 256, False)(tables), task.time_limit):
+        for picks in iterate(_searcher(puzzle, how, 256, False)(tables), task.deadline):
             yield from expand(puzzle, tables, picks)
 
 

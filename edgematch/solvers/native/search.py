@@ -210,14 +210,15 @@ class Outcome:
 
 def drive(
     search: Search,
-    time_limit: float | None = None,
+    until: float | None = None,
     want: int | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     node_limit: int | None = None,
 ) -> Outcome:
-    """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the time limit passes,
-    ``should_stop()`` says so (another worker found the answer), ``node_limit`` nodes are spent, or Ctrl-C."""
+    """Run ``search`` in slices until it finishes, ``want`` solutions are stored, the deadline ``until`` (a
+    :func:`edgematch.clock.now` instant) passes, ``should_stop()`` says so (another worker found the answer),
+    ``node_limit`` nodes are spent, or Ctrl-C."""
     start = clock.now()
     budget = FIRST_BUDGET if node_limit is None else max(1, min(FIRST_BUDGET, node_limit - search.nodes))
     found = Found()
@@ -235,10 +236,10 @@ def drive(
             if want is not None and len(found) >= want:
                 stopped = "solution limit"
                 break
-            elapsed = clock.now() - start
+            now = clock.now()
             if progress is not None:
-                progress({"nodes": search.nodes, "solutions": search.solutions, "elapsed": elapsed})
-            if time_limit is not None and elapsed >= time_limit:
+                progress({"nodes": search.nodes, "solutions": search.solutions, "elapsed": now - start})
+            if until is not None and now >= until:
                 stopped = "time limit"
                 break
             if should_stop is not None and should_stop():
@@ -250,9 +251,9 @@ def drive(
             if code == kernels.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
                 budget = int(min(max(rate * SLICE_SECONDS, LEAST_BUDGET), 100_000_000))
-                if time_limit is not None:  # half the time left at the last rate: a slower slice (the memo's
+                if until is not None:  # half the time left at the last rate: a slower slice (the memo's
                     # rate varies) still ends near the limit, where workers must report what they searched
-                    budget = int(max(LEAST_BUDGET, min(budget, rate * (time_limit - elapsed) / 2 + 1)))
+                    budget = int(max(LEAST_BUDGET, min(budget, rate * (until - now) / 2 + 1)))
             if node_limit is not None:
                 budget = max(1, min(budget, node_limit - search.nodes))
     except KeyboardInterrupt:
@@ -281,7 +282,7 @@ def drive_restarts(
     tables: Tables | Sequence[Tables | Callable[[], Tables]],
     unit: int,
     seed: int = 0,
-    time_limit: float | None = None,
+    until: float | None = None,
     progress: Callable[[dict[str, float]], None] | None = None,
     keep_first: bool = True,
     make: Callable[[Tables], Any] | None = None,
@@ -329,14 +330,13 @@ def drive_restarts(
         steps = [lambda: (kept, None, 0)] if kept is not None else []
         for step in [*steps, restart]:  # the restart's tables are shuffled only when its turn comes
             search, mapping, index = step()
-            left = None if time_limit is None else time_limit - (clock.now() - start)
             nodes, solutions = search.nodes, search.solutions
             base = total.nodes - nodes
 
             def report(p: dict[str, float], base: int = base) -> None:
                 progress({**p, "nodes": base + p["nodes"], "elapsed": clock.now() - start})  # type: ignore[misc]
 
-            one = drive(search, left, 1, report if progress else None, node_limit=nodes + budget)
+            one = drive(search, until, 1, report if progress else None, node_limit=nodes + budget)
             total.nodes += one.nodes - nodes
             total.solutions += one.solutions - solutions
             if one.found or one.finished or one.stopped in ("time limit", "interrupted"):
@@ -346,11 +346,10 @@ def drive_restarts(
                 return total, run if kept is not None else run - 1, built(index)
 
 
-def iterate(search: Search, time_limit: float | None = None) -> Iterator[np.ndarray]:
-    """Stored solutions one by one, searching lazily (stops at the time limit)."""
-    start = clock.now()
+def iterate(search: Search, until: float | None = None) -> Iterator[np.ndarray]:
+    """Stored solutions one by one, searching lazily (stops at the deadline ``until``)."""
     while not search.finished:
         search.step(1_000_000)
         yield from search.drain()
-        if time_limit is not None and clock.now() - start >= time_limit:
+        if clock.passed(until):
             return

@@ -149,9 +149,9 @@ def _chain(send: Any, backend: Backend, puzzle: Puzzle, task: Task, index: int, 
         try:  # a stop may come as soon as Ctrl-C is taken (a chain started past the deadline): setup included
             signal.signal(signal.SIGINT, signal.default_int_handler)
             own_group()
-            left = None if deadline is None else max(0.01, deadline - clock.now() - REPORT_AHEAD)
-            runner, options = plan(backend, task, index)
-            mine = replace(task, workers=1, cluster=None, time_limit=left, on_improve=improve, progress=progress,
+            runner, options = plan(backend, task, index)  # the chain reports REPORT_AHEAD before the deadline
+            mine = replace(task, workers=1, cluster=None, deadline=None if deadline is None else
+                           deadline - REPORT_AHEAD, on_improve=improve, progress=progress,
                            incumbent=Incumbent(shared).reader(puzzle), options=options)
             message = ("done", index, runner.run(puzzle, mine))
         except KeyboardInterrupt:  # stopped before the search could report

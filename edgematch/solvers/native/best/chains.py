@@ -114,7 +114,7 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     ensure_compiled()  # before the clock starts and the fork: loading is never charged to the time limit
     began = clock.now()
     load = began - load
-    deadline = clock.deadline(task.time_limit, began)
+    deadline = task.until(began)
     ctx = context()
     incumbent = Incumbent.create(ctx, puzzle.size)
     live = ctx.Array("q", task.workers, lock=False)
@@ -200,7 +200,7 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     connecting = clock.now()
     with connected(task.cluster) as client:
         began = clock.now()
-        deadline = clock.deadline(task.time_limit, began)
+        deadline = task.until(began, setup=began - connecting)  # the limit counts from the cluster being ready
         got = _Best(task, began)
         plain = replace(task, progress=None, on_improve=None, incumbent=None, cluster=None, workers=1)
         chains = threads(client)

@@ -191,7 +191,7 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
     proven = best_score == max_score or P == 0
     stopped = ""
     began = clock.now()
-    deadline = clock.deadline(task.time_limit, t0)
+    deadline = task.until(t0)
     exact = ExactShare(puzzle, seed) if not proven else None
 
     def offer(board: Solution) -> None:

@@ -59,7 +59,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     t0 = clock.now()
     name = "native"
     max_score = puzzle.seam_count
-    deadline = clock.deadline(task.time_limit, t0)
+    deadline = task.until(t0)
     first = admissible_board(puzzle)
     if first is None:
         return no_admissible_board(puzzle, t0)
@@ -78,7 +78,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     elif deadline is None:
         beams_until, top = None, LADDER_TOP  # the doubling up to LADDER_TOP, then repair
     else:
-        beams_until = t0 + share * task.time_limit  # type: ignore[operator]
+        beams_until = t0 + share * (deadline - t0)
         top = None if width is not None else LADDER_TOP
     run.proven = run.best_score == max_score or (bt is not None and bt.t.positions == 0)
     began = clock.now()

@@ -146,11 +146,10 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
     while todo:
         if split_seconds is not None and len(todo) > 1 and clock.now() - started > split_seconds:
             break  # hand the rest back: other workers may be idle
-        limit = clock.left(until)
         here = todo.pop(0)
         search = MemoSearch(tables, table, here) if table is not None else \
             Search(tables, here, capacity=capacity, distinct=distinct)
-        outcome = drive(search, limit,
+        outcome = drive(search, until,
                         None if want is None else max(1, want - len(total.found)), should_stop=should_stop)
         merge(total, outcome)
         total.stopped = outcome.stopped
@@ -199,7 +198,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
     with connected(task.cluster) as client:
         start = clock.now()
         total.started = start - began
-        deadline = clock.deadline(task.time_limit, start)
+        deadline = task.until(start, setup=total.started)  # the limit counts from the cluster being ready
         width = threads(client)
         split = max(SPLIT_SECONDS, width / SPLITS_PER_SECOND)
         poll = max(STOP_POLL_SECONDS, width / QUESTIONS_PER_SECOND)

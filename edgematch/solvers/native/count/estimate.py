@@ -184,7 +184,7 @@ def _rate(tables: Tables, seconds: float) -> float:
     from edgematch.solvers.native.search import Search, drive
 
     search = Search(tables)
-    outcome = drive(search, seconds)
+    outcome = drive(search, clock.deadline(seconds))
     if outcome.stopped == "interrupted":  # drive keeps what it had on Ctrl-C; the estimate stops
         raise KeyboardInterrupt
     return outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
@@ -224,7 +224,8 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
     if pilot.nodes <= SMALL_TREE:  # so small a tree is counted, exactly (probes=0 says so)
         from edgematch.solvers.native.search import Search, distinct_boards, drive
 
-        whole = drive(Search(tables, distinct=True), max(0.05, (at(0.9) - clock.now()) / 2))
+        now = clock.now()
+        whole = drive(Search(tables, distinct=True), now + max(0.05, (at(0.9) - now) / 2))
         if whole.stopped == "interrupted":
             raise KeyboardInterrupt
         if whole.finished:

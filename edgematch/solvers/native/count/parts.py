@@ -71,10 +71,9 @@ def run_part(
 
     ensure_compiled()
     tables = tables if tables is not None else build_tables(puzzle, order)
-    limit = clock.left(deadline)
     search = MemoSearch(tables, memo, part.prefix) if memo is not None else \
         Search(tables, part.prefix, capacity=capacity, distinct=distinct)
-    return drive(search, limit, want, progress=progress, should_stop=should_stop)
+    return drive(search, deadline, want, progress=progress, should_stop=should_stop)
 
 
 @dataclass
@@ -120,7 +119,7 @@ def run_parallel(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, c
     (:class:`~edgematch.solvers.parallel.processes.Dealer`): a worker that dies is noted and the others go on, searching
     its part again; when every worker died with parts left the result says which (``failed``, ``notes``)."""
     start = clock.now()
-    deadline = clock.deadline(task.time_limit, start)
+    deadline = task.until(start)
     parts, plan_nodes = plan(tables, task.workers * PARTS_PER_WORKER, deadline)
     # the workers stop a little early: reporting, exiting and being collected take time too (the clock is the
     # machine's: the same instant in every forked worker)

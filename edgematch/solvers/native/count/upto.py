@@ -47,8 +47,7 @@ def distinct_upto(puzzle: Puzzle, most: int, time_limit: float | None = None) ->
     def met() -> int:
         return distinct_boards(tables, search.solutions, search.canonical)
 
-    left = clock.left(deadline)
-    outcome = drive(search, left, should_stop=lambda: met() >= most)
+    outcome = drive(search, deadline, should_stop=lambda: met() >= most)
     if outcome.stopped == "interrupted":
         raise KeyboardInterrupt
     return Upto(min(met(), most), outcome.finished, clock.now() - start)

@@ -155,7 +155,7 @@ def run_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     after = handover(task)
     load = _warm(backend)
     began = clock.now()  # the time limit counts from here, as in one process (loading is not counted)
-    deadline = clock.deadline(task.time_limit, began)
+    deadline = task.until(began)
     ctx = context()
     plan: Plan = race_plan
     if after is not None:
@@ -231,8 +231,7 @@ class _Leader:
             return self.backend.timed_out(task, clock.now() - began)
         if tables.positions == 0:  # every cell hinted
             return self.backend.run(puzzle, task)
-        left = None if task.time_limit is None else max(0.0, task.time_limit - build)
-        swept = sweep.lead(tables, self.board, left, task.progress)
+        swept = sweep.lead(tables, self.board, task.until(began), task.progress)  # the build counts
         return _swept(self.backend, puzzle, task, tables, swept, build, load)
 
 
@@ -251,14 +250,14 @@ class _Joiner:
 
     def run(self, puzzle: Puzzle, task: Task) -> Result:
         began = clock.now()
-        limit = task.time_limit
-        own = self.backend.run(puzzle, replace(task, time_limit=self.after if limit is None else
-                                               min(limit, self.after)))
-        left = None if limit is None else limit - (clock.now() - began)
-        if own.status is not Status.TIMEOUT or own.message != TIME_LIMIT or (left is not None and left <= 0):
+        task = task.anchored(began)
+        handing = began + self.after
+        own = self.backend.run(puzzle, replace(task, deadline=handing if task.deadline is None else
+                                               min(task.deadline, handing)))
+        if own.status is not Status.TIMEOUT or own.message != TIME_LIMIT or clock.passed(task.deadline):
             return own
         runner, options = self.lead
-        lead_task = replace(task, options=options, time_limit=left)
+        lead_task = replace(task, options=options)
         try:
             tables, build, load = runner.prepare(puzzle, lead_task)
         except BuildTimedOut:
@@ -266,10 +265,9 @@ class _Joiner:
         ran = int(own.counters.get("nodes", 0))
         progress = task.progress
         report = None if progress is None else (lambda info: progress({**info, "nodes": ran + info["nodes"]}))
-        swept = sweep.join(tables, self.board, None if left is None else max(0.0, left - build), report)
+        swept = sweep.join(tables, self.board, task.deadline, report)
         if swept is None:  # chain 1 did not split: this chain's search runs on alone
-            left = None if limit is None else max(0.0, limit - (clock.now() - began))
-            return self.backend.run(puzzle, replace(task, time_limit=left))
+            return self.backend.run(puzzle, task)
         result = _swept(runner, puzzle, lead_task, tables, swept, build, load)
         result.counters["nodes"] = ran + int(result.counters["nodes"])
         result.counters["joined_at"] = round(clock.now() - began - swept.outcome.seconds, 3)
@@ -368,7 +366,7 @@ def run_cluster_race(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     connecting = clock.now()
     with connected(task.cluster) as client:
         began = clock.now()
-        deadline = clock.deadline(task.time_limit, began)
+        deadline = task.until(began, setup=began - connecting)  # the limit counts from the cluster being ready
         got = _Race(task, began, puzzle=puzzle)
         count = threads(client)
         after = handover(replace(task, workers=count))

@@ -210,11 +210,11 @@ class Swept:
     proof: bool = False
 
 
-def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progress | None = None,
+def lead(tables: Tables, board: Board, until: float | None, progress: Progress | None = None,
          depth: int | None = None) -> Swept:
     """Chain 1: the plain depth-first search over ``tables``, which on a joiner's asking splits at ``depth``
     (default: the one :meth:`Changes.split_depth` picks), publishes its current prefix as part 0, searches it
-    through and then works as every joiner does."""
+    through and then works as every joiner does, until the deadline ``until`` (a ``clock.now()`` instant)."""
     start = clock.now()
     search = Search(tables, capacity=1)
     changes = Changes(tables.positions)
@@ -226,7 +226,7 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
 
     # asked before it starts (a joiner's share was 0 s): it splits at once
     outcome = Outcome(finished=False, stopped="stopped") if board.asked() else \
-        drive(search, time_limit, 1, watch, board.asked)
+        drive(search, until, 1, watch, board.asked)
     if outcome.stopped != "stopped":  # no split: the whole search's outcome (finished: no solution anywhere)
         return Swept(outcome, proof=outcome.finished and not outcome.found)
     if depth is None:
@@ -240,17 +240,16 @@ def lead(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     search.end[:depth] = search.ptr[:depth]  # no sibling above the split: the search ends with part 0
     first = tuple(int(i) for i in search.picks[:depth])
     board.publish(first)
-    left = None if time_limit is None else time_limit - (clock.now() - start)
-    outcome = drive(search, left, 1, progress)
+    outcome = drive(search, until, 1, progress)
     outcome.seconds = clock.now() - start
     if outcome.found or not outcome.finished:
         return Swept(outcome, 0, depth)
     proof = board.done()
     swept = Swept(outcome, 1, depth, proof)
-    return swept if proof else work(tables, board, first, outcome, start, time_limit, progress)
+    return swept if proof else work(tables, board, first, outcome, start, until, progress)
 
 
-def join(tables: Tables, board: Board, time_limit: float | None, progress: Progress | None = None
+def join(tables: Tables, board: Board, until: float | None, progress: Progress | None = None
          ) -> Swept | None:
     """A joiner: ask the leader to split, wait for part 0 and work; None when the leader did not answer within
     :data:`WAIT_SECONDS` (it ended, or died)."""
@@ -260,15 +259,15 @@ def join(tables: Tables, board: Board, time_limit: float | None, progress: Progr
     while first is None:
         if clock.now() - start >= WAIT_SECONDS:
             return None
-        if time_limit is not None and clock.now() - start >= time_limit:
+        if clock.passed(until):
             return Swept(Outcome(finished=False, stopped="time limit", seconds=clock.now() - start))
         time.sleep(0.01)
         first = board.published()
-    return work(tables, board, first, Outcome(finished=False), start, time_limit, progress)
+    return work(tables, board, first, Outcome(finished=False), start, until, progress)
 
 
 def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, start: float,
-         time_limit: float | None, progress: Progress | None) -> Swept:
+         until: float | None, progress: Progress | None) -> Swept:
     """Take parts after ``first`` from the board and search each through, until one holds a solution, none is
     left, or the time is up. ``before``: what this worker searched already (its nodes add up)."""
     depth = len(first)
@@ -279,7 +278,7 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
         if progress is not None:
             progress({**info, "nodes": base + info["nodes"], "elapsed": clock.now() - start})
 
-    prefixes = after(tables, first, clock.deadline(time_limit, start))
+    prefixes = after(tables, first, until)
     taken = 0  # the number of the last prefix taken from the enumeration
     parts = 1 if before.finished else 0
     while True:
@@ -294,11 +293,10 @@ def work(tables: Tables, board: Board, first: tuple[int, ...], before: Outcome, 
         if prefix is None:  # parts 0 .. taken exist, and no other
             proof = board.done(taken + 1)
             return Swept(_total(search, base, start, proof), parts, depth, proof)
-        left = None if time_limit is None else time_limit - (clock.now() - start)
-        if left is not None and left <= 0:
+        if clock.passed(until):
             return Swept(_total(search, base, start, False, stopped="time limit"), parts, depth)
         search.below(prefix)
-        one = drive(search, left, 1, report)
+        one = drive(search, until, 1, report)
         if one.found or not one.finished:
             outcome = _total(search, base, start, False, found=one.found, stopped=one.stopped)
             return Swept(outcome, parts, depth)
