@@ -307,3 +307,35 @@ def test_a_board_whose_state_keys_do_not_fit_counts_without_the_memo():
     result = edgematch.count(big, time_limit=1.5)  # the tables take about 0.3 s of it
     assert result.status.value == "timeout", result.message
     assert result.options["memo"].startswith("off (a state's key would take")
+
+
+def _front_by_walking(puzzle, tables):
+    """The front of every depth as the search walks the fill order: after placing each cell, the sides of placed
+    cells that face a cell not yet placed (the reference :func:`memo.front` must equal)."""
+    pos = {int(c): p for p, c in enumerate(tables.order)}
+    fronts, now = [], []
+    for d in range(tables.positions):
+        if d:
+            cell = int(tables.order[d - 1])
+            now = [(i, y) for i, y in now if y != cell]
+            now += [(cell * 4 + s, y) for s in range(4)
+                    if (y := puzzle.neighbour(cell, s)) is not None and pos.get(y, -1) >= d]
+        fronts.append([i for i, _ in now])
+    return fronts
+
+
+@pytest.mark.parametrize("spec", [
+    GeneratorSpec(4, 4, colours=3, seed=1), GeneratorSpec(5, 3, colours=3, rule="signed", seed=2),
+    GeneratorSpec(1, 5, colours=2, seed=3), GeneratorSpec(7, 7, like="e2", seed=1),
+    GeneratorSpec(8, 8, like="peak", seed=2), GeneratorSpec(16, 16, like="e2", seed=3, hint=True),
+], ids=str)
+@pytest.mark.parametrize("order", ["row", "spiral", "frame", "band2"])
+def test_the_front_of_every_depth_is_the_walk_s_and_its_width_the_widest(spec, order):
+    from edgematch.solvers.native.count.memo import front, front_width
+    from edgematch.solvers.native.tables import build_tables
+
+    puzzle = generate(spec)[0]
+    tables = build_tables(puzzle, order)
+    got, walked = front(puzzle, tables), _front_by_walking(puzzle, tables)
+    assert [got.idx[got.start[d]:got.start[d + 1]].tolist() for d in range(tables.positions)] == walked
+    assert got.width == front_width(puzzle, tables) == max(map(len, walked))

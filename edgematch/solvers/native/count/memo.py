@@ -37,7 +37,7 @@ from edgematch.errors import BackendError, UsageError, shown
 from edgematch.solvers.base import PLAIN_NUMBER, plain_number
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.search import Search
-from edgematch.solvers.native.tables import Tables, build_tables
+from edgematch.solvers.native.tables import Tables, build_tables, neighbours
 
 DEFAULT_MIB = 64  # the table's default memory; option memo=MiB
 START_MIB = 1  # a table starts this large and grows 4x when its stores reach half its slots, up to its limit
@@ -60,26 +60,40 @@ class Front:
     width: int
 
 
-def front(puzzle: Puzzle, tables: Tables) -> Front:
-    """The front of every depth of ``tables``' fill order (hinted cells are never open)."""
+def _seams(puzzle: Puzzle, tables: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each seam from a cell of ``tables``' fill order to a cell placed after it: the ``placed`` index (cell * 4
+    + side) of the earlier cell's side, and the first and last depths at which it is in the front; in the order
+    of the earlier cell's depth, then side (hinted cells are never open)."""
     P = tables.positions
-    pos = {int(c): p for p, c in enumerate(tables.order)}
-    start, idx = [0], []
-    now: list[tuple[int, int]] = []  # (placed index, the open cell it faces), carried from depth to depth
-    for d in range(P):
-        if d:
-            cell = int(tables.order[d - 1])  # placed last: it no longer is open, and it faces open cells
-            now = [(i, y) for i, y in now if y != cell]
-            for s in SIDES:
-                y = puzzle.neighbour(cell, s)
-                if y is not None and pos.get(y, -1) >= d:
-                    now.append((cell * 4 + s, y))
-        idx.extend(i for i, _ in now)
-        start.append(len(idx))
-    start.append(len(idx))  # depth P (never looked up)
-    starts = np.array(start, np.uint32)
-    width = int(np.max(np.diff(starts))) if P else 0
-    return Front(starts, np.array(idx or [0], np.uint32), width)
+    order = np.asarray(tables.order, np.int64)
+    pos = np.full(puzzle.size, -1, np.int64)
+    pos[order] = np.arange(P)
+    nb = neighbours(puzzle).reshape(-1, 4)[order].astype(np.int64)
+    depth, side = np.nonzero((nb >= 0) & (pos[np.maximum(nb, 0)] > np.arange(P)[:, None]))
+    return order[depth] * 4 + side, depth + 1, pos[nb[depth, side]]
+
+
+def front_width(puzzle: Puzzle, tables: Tables) -> int:
+    """The most labels the front holds at any depth (:func:`front`'s ``width``), without listing them: a
+    250x250's fronts hold 15 million labels in all."""
+    _, first, last = _seams(puzzle, tables)
+    change = np.bincount(first, minlength=tables.positions + 1) - np.bincount(last + 1, minlength=tables.positions + 1)
+    return int(np.cumsum(change)[:tables.positions].max(initial=0))
+
+
+def front(puzzle: Puzzle, tables: Tables) -> Front:
+    """The front of every depth of ``tables``' fill order: the seams :func:`_seams` lists, each at every depth
+    from its first to its last, in their order."""
+    P = tables.positions
+    idx_of, first, last = _seams(puzzle, tables)
+    spans = last - first + 1
+    seam = np.repeat(np.arange(len(first)), spans)
+    depth = first[seam] + np.arange(len(seam)) - np.repeat(np.cumsum(spans) - spans, spans)
+    listed = seam[np.lexsort((seam, depth))]
+    counts = np.bincount(depth, minlength=P)[:P]
+    starts = np.concatenate([[0], np.cumsum(counts), [len(listed)]]).astype(np.uint32)  # and depth P (never looked up)
+    width = int(counts.max(initial=0))
+    return Front(starts, (idx_of[listed] if len(listed) else np.zeros(1)).astype(np.uint32), width)
 
 
 def applies(tables: Tables, distinct: bool) -> bool:
@@ -171,12 +185,12 @@ def key_hash(keys: np.ndarray) -> np.ndarray:
     return h
 
 
-def _key_layout(tables: Tables, front_of: Front) -> tuple[int, int, np.ndarray, np.ndarray]:
+def _key_layout(tables: Tables, width: int) -> tuple[int, int, np.ndarray, np.ndarray]:
     """How a state's key is packed: bits per label, words of the front's labels, and each type's word and
     shift for its free copies (a bit field wide enough for all its copies, never across two words)."""
     counts = np.asarray(tables.type_count, np.int64)
     label_bits = max(1, int(tables.free_label).bit_length())
-    front_words = -(-front_of.width // (64 // label_bits))
+    front_words = -(-width // (64 // label_bits))
     type_word = np.zeros(len(counts), np.uint32)
     type_shift = np.zeros(len(counts), np.uint32)
     word, shift = 0, 0
@@ -192,7 +206,7 @@ def _key_layout(tables: Tables, front_of: Front) -> tuple[int, int, np.ndarray, 
 def key_too_wide(puzzle: Puzzle, tables: Tables) -> str:
     """Why a state's key would not fit :data:`MAX_WORDS` words ("" when it fits): a board with thousands of
     tile types (64x64 and up, every tile distinct) has no room to remember states in."""
-    _, front_words, type_word, _ = _key_layout(tables, front(puzzle, tables))
+    _, front_words, type_word, _ = _key_layout(tables, front_width(puzzle, tables))
     words = 1 + front_words + (int(type_word[-1]) + 1 if len(type_word) else 1)
     if words <= MAX_WORDS:
         return ""
@@ -207,7 +221,7 @@ class MemoTable:
     def __init__(self, puzzle: Puzzle, tables: Tables, mib: float = DEFAULT_MIB, join: bool = True):
         self.tables = tables
         self.front = front(puzzle, tables)
-        self.label_bits, self.front_words, self.type_word, self.type_shift = _key_layout(tables, self.front)
+        self.label_bits, self.front_words, self.type_word, self.type_shift = _key_layout(tables, self.front.width)
         self.type_words = int(self.type_word[-1]) + 1 if len(self.type_word) else 1
         self.key_w = 1 + self.front_words + self.type_words
         if self.key_w > MAX_WORDS:
