@@ -131,3 +131,15 @@ def test_the_board_on_improve_saw_last_is_not_checked_again_and_its_claim_still_
     assert checked == seen  # each improvement checked once, the final board not again
     with pytest.raises(BackendError, match="claimed score"):
         edgematch.best(puzzle, backend="overclaim", time_limit=0.5, on_improve=lambda b, s: None)
+
+
+def test_the_first_solution_share_searches_for_its_whole_slice():
+    """The share finds a board the plain first-solution search needs ~2 million nodes for (0.1 s) within the
+    2 s its budget gives at 10 s into a run; a share that stopped after its first slice found none."""
+    from edgematch.solvers.native.best.exact import ExactShare
+
+    puzzle, _ = generate(GeneratorSpec(7, 7, framed=True, border_colours=3, inner_colours=5, seed=1))
+    share = ExactShare(puzzle, seed=0)
+    board = share.run(10.0, None)
+    assert board is not None and check(puzzle, board).score == puzzle.seam_count
+    assert share.spent < 3.0 + 2.0  # its slice (2 s at most) and its tables, with room for a loaded machine

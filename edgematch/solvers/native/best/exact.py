@@ -56,7 +56,8 @@ class ExactShare:
                 self.spent += clock.now() - t
                 return None
         self.calls += 1
-        outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, slice_s)
+        until = t + slice_s if deadline is None else min(t + slice_s, deadline)
+        outcome, _, found_in = drive_restarts(self.tables, FIRST_UNIT, self.seed + self.calls, until)
         self.spent += clock.now() - t
         if outcome.stopped == "interrupted":  # drive_restarts took the Ctrl-C: pass it on to the best search
             raise KeyboardInterrupt
