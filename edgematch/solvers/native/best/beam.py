@@ -70,30 +70,22 @@ class BeamTables:
         self.t: BestTables = build_best_tables(puzzle, cells, deadline)
         t, n = self.t, puzzle.size
         P = t.positions
-        pos = {c: p for p, c in enumerate(cells)}
         sources = np.full((max(P, 1), 4), n * 4, np.int64)  # placed indices: key a, key b, extras
         sources[:P, 0], sources[:P, 1] = t.key_a, t.key_b
         sources[:P, 2:] = t.extra_src
-        back = 1
         in_time(deadline)
-        for p in range(P):
-            for j in range(2 + int(t.extra_n[p])):
-                cell = int(sources[p, j]) // 4
-                if cell in pos:
-                    back = max(back, p - pos[cell])
-        self.ring = back
+        at = np.full(n + 1, -1, np.int64)  # each cell's position (-1: a hint; cell n stands for "no neighbour")
+        at[np.asarray(cells, np.int64)] = np.arange(P)
+        src = sources[:P]
+        placed_at = at[src // 4]
+        ringed = (np.arange(4) < 2 + t.extra_n[:P, None]) & (placed_at >= 0)  # read from a slot of the ring
+        self.ring = back = max(1, int((np.arange(P)[:, None] - placed_at)[ringed].max(initial=1)))
         self.src_const = np.full((max(P, 1), 4), -1, np.int64)
         self.src_slot = np.zeros((max(P, 1), 4), np.int64)
         self.src_side = np.zeros((max(P, 1), 4), np.int64)
-        in_time(deadline)
-        for p in range(P):
-            for j in range(4):
-                idx = int(sources[p, j])
-                cell = idx // 4
-                if j >= 2 + int(t.extra_n[p]) or cell not in pos:
-                    self.src_const[p, j] = t.placed0[idx]
-                else:
-                    self.src_slot[p, j], self.src_side[p, j] = pos[cell] % back, idx % 4
+        self.src_const[:P] = np.where(ringed, -1, t.placed0[src])
+        self.src_slot[:P] = np.where(ringed, placed_at % back, 0)
+        self.src_side[:P] = np.where(ringed, src % 4, 0)
         self.tie = np.zeros(max(int((t.cend - t.cstart).max(initial=0)), 1), np.int64)
         self.left_dtype = np.int16 if int(t.type_count.max(initial=0)) < 2**15 else np.int32
 
