@@ -206,3 +206,20 @@ def test_a_tail_beam_narrows_to_the_memory_bound(monkeypatch):
     again = tail_rebeam(puzzle, board, row, 1_000_000, 4, 3, None, counters)
     assert again is not None and check(puzzle, again).admissible
     assert 0 < counters["states"] <= 40 * tables.t.positions
+
+
+@pytest.mark.parametrize("name", [name for name, _ in BOARDS])
+def test_the_repair_s_best_board_is_its_types_and_turns_decoded(name):
+    """The board the repair hands back (built in numpy) is what decoding its types and turns gives, scored as
+    the repair scores it."""
+    from edgematch.core.tiletypes import decode
+
+    puzzle = dict(BOARDS)[name]
+    rt = repair_tables(puzzle)
+    rep = Repairer(puzzle, rt, admissible_board(puzzle), seed=3)
+    rep.run(2_000)
+    cells = [(int(rep.best_typ[c]), int(rt.opt_turn[rep.best_opt[c]])) if rt.free[c] else None
+             for c in range(puzzle.size)]
+    board = rep.best_board()
+    assert board == decode(puzzle, rt.types, cells)
+    assert check(puzzle, board).score == rep.best_score

@@ -116,3 +116,34 @@ def test_duplicate_groups_respect_rotation():
     assert p.duplicate_groups() == [[0, 1, 2]]
     q = p.replace(rotations=False)
     assert q.duplicate_groups() == [[0, 2]]
+
+
+@given(st.integers(1, 4), st.integers(1, 4), st.data())
+def test_a_board_from_an_array_is_the_board_from_its_pairs(w, h, data):
+    import numpy as np
+
+    from edgematch.core.model import Solution
+
+    puzzle = Puzzle(w, h, tuple(Tile((1, 1, 1, 1)) for _ in range(w * h)))
+    pairs = data.draw(st.lists(st.tuples(st.integers(-5, 20), st.integers(-9, 9)), min_size=w * h, max_size=w * h))
+    board = Solution.from_array(puzzle, np.array(pairs, np.int64).reshape(-1, 2))
+    assert board == Solution.from_pairs(puzzle, pairs)
+    assert all(type(p).__name__ == "Placement" for p in board.cells)
+
+
+@pytest.mark.parametrize("pairs", [
+    [[0, 0], [1, 0], [2, 0]],  # a cell short
+    [[0, 0], [1, 0], [2, 0], [10**18, 0]],  # a tile number past every label, in int64
+    [[0, 0], [1, 0], [-10**18, 0], [3, 0]],
+    [[0, 0], [1, 0], [2, 0], [10**40, 0]],  # past int64
+    [[0.5, 0], [1, 0], [2, 0], [3, 0]],  # not whole
+])
+def test_a_board_from_a_bad_array_is_refused_as_from_its_pairs(pairs):
+    import numpy as np
+
+    from edgematch.core.model import Solution
+
+    puzzle = Puzzle(2, 2, tuple(Tile((1, 1, 1, 1)) for _ in range(4)))
+    array = np.array(pairs, dtype=object if any(abs(x) > 2**62 for p in pairs for x in p) else None)
+    with pytest.raises(PuzzleError):
+        Solution.from_array(puzzle, array)

@@ -17,6 +17,7 @@ checker; the kernel's own score is only a guide.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -64,7 +65,8 @@ class RepairTables:
     opt_edge: np.ndarray   # [options, 4]
     hint_lab: np.ndarray   # [n, 4] labels of the hinted cells
     types: TileTypes
-    tile_of: dict[int, tuple[int, int]]  # tile index -> (type, turns from the type's representative)
+    tile_type: np.ndarray  # [tiles] each tile's type
+    tile_turn: np.ndarray  # [tiles] its turns from the type's representative
 
 
 @collector_paused()
@@ -76,6 +78,11 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     in_time(deadline)
     cls, classes = cell_classes(puzzle)
     in_time(deadline)
+    sizes = [len(those) for those in types.members]
+    tiles, turns = np.fromiter(chain.from_iterable(chain.from_iterable(types.members)), np.int64,
+                               2 * sum(sizes)).reshape(-1, 2).T
+    tile_type, tile_turn = np.zeros((2, len(puzzle.tiles)), np.int64)
+    tile_type[tiles], tile_turn[tiles] = np.repeat(np.arange(len(sizes)), sizes), turns
     T = len(types.reps)
     opt_start = np.zeros((len(classes), max(T, 1)), np.int64)
     opt_end = np.zeros((len(classes), max(T, 1)), np.int64)
@@ -83,7 +90,9 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     # over classes x types x turns made a 64x64's set-up 0.7 s of the limit)
     arrays = placement_arrays(types)
     labels = np.array(sorted(norm_label_ids(puzzle, arrays[2])), np.int64)
+    in_time(deadline)
     shown = Placements.of(puzzle, arrays, labels)
+    in_time(deadline)
     every_type = np.arange(opt_start.shape[1])
     mine = [shown.of_class(klass) for klass in classes]
     offsets = np.cumsum([0, *map(len, mine)])
@@ -99,9 +108,8 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
         free[c] = False
         edges = puzzle.tiles[t].rotated(r)
         hint_lab[c] = [norm(s, edges[s], puzzle) for s in SIDES]
-    tile_of = {i: (t, d) for t, members in enumerate(types.members) for i, d in members}
     return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end, opt_type, opt_turn,
-                        opt_edge.reshape(-1, 4), hint_lab, types, tile_of)
+                        opt_edge.reshape(-1, 4), hint_lab, types, tile_type, tile_turn)
 
 
 def score_of(lab: np.ndarray, nb: np.ndarray) -> int:
@@ -172,23 +180,30 @@ class Repairer:
         )
         self._rng = a(self.rng, np.uint64, "rng", (1,))
         self._keep = (tables, free)  # every array the moves point into
+        self._turns = np.array([len(turns) for turns in rt.types.turns], np.int64)  # distinct turns per type
+        self._copies = np.array([len(those) for those in rt.types.members], np.int64)
+        self._members = np.fromiter(chain.from_iterable(chain.from_iterable(rt.types.members)), np.int64,
+                                    2 * int(self._copies.sum())).reshape(-1, 2).T  # tiles, turns; type by type
         self.load(board)
 
     def load(self, board: Solution) -> None:
         """Continue from ``board`` (current and best), at the start of a cycle."""
         rt = self.rt
-        for c, placement in enumerate(board.cells):
-            if not rt.free[c]:
-                continue
-            t, d = rt.tile_of[placement.tile]
-            turns = rt.types.turns[t]
-            turn = (d + placement.rotation) % len(turns)
-            k = rt.cls[c]
-            o = next((o for o in range(rt.opt_start[k, t], rt.opt_end[k, t]) if rt.opt_turn[o] == turn), -1)
-            if o < 0:
-                raise ValueError(f"repair: cell {c} holds tile {placement.tile} in a turn its class does not take")
-            self.typ[c], self.opt[c] = t, o
-            self.lab[c] = rt.opt_edge[o]
+        free = np.flatnonzero(rt.free)
+        tile, rotation = np.fromiter(chain.from_iterable(board.cells), np.int64, 2 * len(board.cells)
+                                     ).reshape(-1, 2)[free].T
+        t = rt.tile_type[tile]
+        turn = (rt.tile_turn[tile] + rotation) % self._turns[t]
+        start, end = rt.opt_start[rt.cls[free], t], rt.opt_end[rt.cls[free], t]
+        o = np.full(len(free), -1, np.int64)
+        for j in range(int((end - start).max(initial=0))):  # each option of the (class, type): one turn each
+            at = np.minimum(start + j, len(rt.opt_turn) - 1)
+            o = np.where((o < 0) & (start + j < end) & (rt.opt_turn[at] == turn), at, o)
+        if (o < 0).any():
+            c = int(free[np.argmax(o < 0)])
+            raise ValueError(f"repair: cell {c} holds tile {board.cells[c].tile} in a turn its class does not take")
+        self.typ[free], self.opt[free] = t, o
+        self.lab[free] = rt.opt_edge[o]
         self.best_typ[:], self.best_opt[:] = self.typ, self.opt
         self.state[S_CUR] = self.state[S_BEST] = score_of(self.lab, self._keep[0]["nb"])
         self._reheat()
@@ -226,9 +241,21 @@ class Repairer:
     def best_board(self) -> Solution:
         """The best board so far, rebuilt from its types and turns."""
         rt = self.rt
-        cells = [(int(self.best_typ[c]), int(rt.opt_turn[self.best_opt[c]])) if rt.free[c] else None
-                 for c in range(self.puzzle.size)]
-        return decode(self.puzzle, rt.types, cells)
+        free = np.flatnonzero(rt.free)
+        t, r = self.best_typ[free], rt.opt_turn[self.best_opt[free]]
+        if not np.array_equal(np.bincount(t, minlength=len(self._turns)), self._copies):  # never on a whole board
+            cells = [(int(self.best_typ[c]), int(rt.opt_turn[self.best_opt[c]])) if rt.free[c] else None
+                     for c in range(self.puzzle.size)]
+            return decode(self.puzzle, rt.types, cells)
+        # as decode: the copies of a type go to its cells in cell order (members are listed type by type)
+        by_type = np.argsort(t, kind="stable")
+        tile, turn = np.empty_like(t), np.empty_like(t)
+        tile[by_type], turn[by_type] = self._members
+        pairs = np.zeros((self.puzzle.size, 2), np.int64)
+        for c, (hint_tile, hint_turn) in rt.types.hinted.items():
+            pairs[c] = hint_tile, hint_turn
+        pairs[free, 0], pairs[free, 1] = tile, (r - turn) % 4
+        return Solution.from_array(self.puzzle, pairs)
 
     def found_by(self) -> dict[str, int]:
         """Per operator: moves tried, accepted, that improved the current board, that made a new best."""
