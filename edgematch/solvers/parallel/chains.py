@@ -414,6 +414,7 @@ class Relay:
                     OnCluster.create(tasks.name("board"), [-1], client))
         names = (relay.queue.name, tasks.stop_name)
         wall = clock.to_wall(deadline)
+        task = replace(task, deadline=None)  # an instant of this machine's clock: the deadline travels as ``wall``
         for index in range(count if worth_starting(deadline) else 0):
             tasks.submit(index, chain_task, backend, puzzle, task, index, wall, names, relay.board, late, plan)
         return relay
