@@ -342,3 +342,18 @@ def test_a_script_without_the_main_guard_is_told_to_add_it(tmp_path, guarded):
         assert done.stdout.startswith("error: the local Dask cluster local:2 did not start")
         assert 'if __name__ == "__main__":' in done.stdout and "spawning" in done.stdout
         assert "Traceback" not in done.stderr
+
+
+def test_a_local_cluster_keeps_dask_s_event_loop_errors_off_the_terminal():
+    """While a local cluster runs and closes, an error of a callback on Dask's event loop (tornado's logger,
+    printed with its traceback on a loaded machine's Ctrl-C: "ConnectionPool is closed") is not logged; the
+    levels come back after."""
+    import logging
+
+    from edgematch.solvers.parallel.cluster import _quiet_client
+
+    tornado, dask = logging.getLogger("tornado.application"), logging.getLogger("distributed")
+    before = tornado.level, dask.level
+    with _quiet_client():
+        assert not tornado.isEnabledFor(logging.ERROR) and not dask.isEnabledFor(logging.WARNING)
+    assert (tornado.level, dask.level) == before

@@ -239,14 +239,14 @@ def connected(cluster: object) -> Iterator[Any]:
             if getattr(main, "__file__", None) and not _guarded(main):
                 raise UsageError(f"{why}: {GUARD}") from None
             raise BackendError(why) from None
-        try:
-            if witness.pressed:  # a Ctrl-C while the cluster started: stop now, it is closed below
-                raise KeyboardInterrupt
-            with _quiet_client(), dd.Client(local) as client:
-                client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")
-                yield client
-        finally:
-            with _quiet_client():
+        with _quiet_client():  # from the client's start to the cluster's close, with no gap between
+            try:
+                if witness.pressed:  # a Ctrl-C while the cluster started: stop now, it is closed below
+                    raise KeyboardInterrupt
+                with dd.Client(local) as client:
+                    client.register_plugin(_quick_exit(dd), name="edgematch-quick-exit")
+                    yield client
+            finally:
                 local.close()
         return
     try:
@@ -285,14 +285,18 @@ def _guarded(main: Any) -> bool:
 def _quiet_client(least: int = logging.ERROR) -> Iterator[None]:
     """Dask's own loggers in this process at ``least`` (ERROR) while a local cluster runs: closing one on Ctrl-C
     or at the first answer logs its closed connections at INFO, with a traceback, which is not news to the
-    user. Its start is quieter still: a worker that fails to start is logged with a traceback, then raised."""
-    logger = logging.getLogger("distributed")
-    level = logger.level
-    logger.setLevel(max(level, least))
+    user. Its start is quieter still: a worker that fails to start is logged with a traceback, then raised.
+    Dask's event loop (tornado) is kept quiet too: a callback of the client's that runs once the cluster is
+    closing (a loaded machine's Ctrl-C: "ConnectionPool is closed") was printed with its traceback."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado.application")]
+    levels = [logger.level for logger in loggers]
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(max(level, least if logger.name == "distributed" else logging.CRITICAL))
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def threads(client: Any) -> int:
