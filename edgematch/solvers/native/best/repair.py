@@ -65,6 +65,8 @@ class RepairTables:
     opt_edge: np.ndarray   # [options, 4]
     hint_lab: np.ndarray   # [n, 4] labels of the hinted cells
     types: TileTypes
+    members: np.ndarray    # [2, free tiles] each type's tiles and their turns from its representative, type by type
+    copies: np.ndarray     # [types] how many tiles each type has
     tile_type: np.ndarray  # [tiles] each tile's type
     tile_turn: np.ndarray  # [tiles] its turns from the type's representative
 
@@ -78,11 +80,11 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
     in_time(deadline)
     cls, classes = cell_classes(puzzle)
     in_time(deadline)
-    sizes = [len(those) for those in types.members]
-    tiles, turns = np.fromiter(chain.from_iterable(chain.from_iterable(types.members)), np.int64,
-                               2 * sum(sizes)).reshape(-1, 2).T
+    copies = np.array([len(those) for those in types.members], np.int64)
+    members = np.fromiter(chain.from_iterable(chain.from_iterable(types.members)), np.int64,
+                          2 * int(copies.sum())).reshape(-1, 2).T
     tile_type, tile_turn = np.zeros((2, len(puzzle.tiles)), np.int64)
-    tile_type[tiles], tile_turn[tiles] = np.repeat(np.arange(len(sizes)), sizes), turns
+    tile_type[members[0]], tile_turn[members[0]] = np.repeat(np.arange(len(copies)), copies), members[1]
     T = len(types.reps)
     opt_start = np.zeros((len(classes), max(T, 1)), np.int64)
     opt_end = np.zeros((len(classes), max(T, 1)), np.int64)
@@ -109,7 +111,7 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
         edges = puzzle.tiles[t].rotated(r)
         hint_lab[c] = [norm(s, edges[s], puzzle) for s in SIDES]
     return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end, opt_type, opt_turn,
-                        opt_edge.reshape(-1, 4), hint_lab, types, tile_type, tile_turn)
+                        opt_edge.reshape(-1, 4), hint_lab, types, members, copies, tile_type, tile_turn)
 
 
 def score_of(lab: np.ndarray, nb: np.ndarray) -> int:
@@ -181,9 +183,6 @@ class Repairer:
         self._rng = a(self.rng, np.uint64, "rng", (1,))
         self._keep = (tables, free)  # every array the moves point into
         self._turns = np.array([len(turns) for turns in rt.types.turns], np.int64)  # distinct turns per type
-        self._copies = np.array([len(those) for those in rt.types.members], np.int64)
-        self._members = np.fromiter(chain.from_iterable(chain.from_iterable(rt.types.members)), np.int64,
-                                    2 * int(self._copies.sum())).reshape(-1, 2).T  # tiles, turns; type by type
         self.load(board)
 
     def load(self, board: Solution) -> None:
@@ -243,14 +242,14 @@ class Repairer:
         rt = self.rt
         free = np.flatnonzero(rt.free)
         t, r = self.best_typ[free], rt.opt_turn[self.best_opt[free]]
-        if not np.array_equal(np.bincount(t, minlength=len(self._turns)), self._copies):  # never on a whole board
+        if not np.array_equal(np.bincount(t, minlength=len(rt.copies)), rt.copies):  # never on a whole board
             cells = [(int(self.best_typ[c]), int(rt.opt_turn[self.best_opt[c]])) if rt.free[c] else None
                      for c in range(self.puzzle.size)]
             return decode(self.puzzle, rt.types, cells)
         # as decode: the copies of a type go to its cells in cell order (members are listed type by type)
         by_type = np.argsort(t, kind="stable")
         tile, turn = np.empty_like(t), np.empty_like(t)
-        tile[by_type], turn[by_type] = self._members
+        tile[by_type], turn[by_type] = rt.members
         pairs = np.zeros((self.puzzle.size, 2), np.int64)
         for c, (hint_tile, hint_turn) in rt.types.hinted.items():
             pairs[c] = hint_tile, hint_turn
