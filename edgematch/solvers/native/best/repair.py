@@ -22,7 +22,7 @@ from itertools import chain
 import numpy as np
 
 from edgematch.core.model import SIDES, Puzzle, Solution
-from edgematch.core.tiletypes import TileTypes, decode, placement_arrays, tile_types
+from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import (
     Placements,
@@ -67,6 +67,7 @@ class RepairTables:
     types: TileTypes
     members: np.ndarray    # [2, free tiles] each type's tiles and their turns from its representative, type by type
     copies: np.ndarray     # [types] how many tiles each type has
+    turn_counts: np.ndarray  # [types] how many turns of each type look different
     tile_type: np.ndarray  # [tiles] each tile's type
     tile_turn: np.ndarray  # [tiles] its turns from the type's representative
 
@@ -85,6 +86,7 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
                           2 * int(copies.sum())).reshape(-1, 2).T
     tile_type, tile_turn = np.zeros((2, len(puzzle.tiles)), np.int64)
     tile_type[members[0]], tile_turn[members[0]] = np.repeat(np.arange(len(copies)), copies), members[1]
+    turn_counts = np.array([len(turns) for turns in types.turns], np.int64)
     T = len(types.reps)
     opt_start = np.zeros((len(classes), max(T, 1)), np.int64)
     opt_end = np.zeros((len(classes), max(T, 1)), np.int64)
@@ -111,7 +113,8 @@ def repair_tables(puzzle: Puzzle, deadline: float | None = None) -> RepairTables
         edges = puzzle.tiles[t].rotated(r)
         hint_lab[c] = [norm(s, edges[s], puzzle) for s in SIDES]
     return RepairTables(puzzle.width, puzzle.height, free, nb, cls, opt_start, opt_end, opt_type, opt_turn,
-                        opt_edge.reshape(-1, 4), hint_lab, types, members, copies, tile_type, tile_turn)
+                        opt_edge.reshape(-1, 4), hint_lab, types, members, copies, turn_counts, tile_type,
+                        tile_turn)
 
 
 def score_of(lab: np.ndarray, nb: np.ndarray) -> int:
@@ -182,7 +185,6 @@ class Repairer:
         )
         self._rng = a(self.rng, np.uint64, "rng", (1,))
         self._keep = (tables, free)  # every array the moves point into
-        self._turns = np.array([len(turns) for turns in rt.types.turns], np.int64)  # distinct turns per type
         self.load(board)
 
     def load(self, board: Solution) -> None:
@@ -192,7 +194,7 @@ class Repairer:
         tile, rotation = np.fromiter(chain.from_iterable(board.cells), np.int64, 2 * len(board.cells)
                                      ).reshape(-1, 2)[free].T
         t = rt.tile_type[tile]
-        turn = (rt.tile_turn[tile] + rotation) % self._turns[t]
+        turn = (rt.tile_turn[tile] + rotation) % rt.turn_counts[t]
         start, end = rt.opt_start[rt.cls[free], t], rt.opt_end[rt.cls[free], t]
         o = np.full(len(free), -1, np.int64)
         for j in range(int((end - start).max(initial=0))):  # each option of the (class, type): one turn each
@@ -242,11 +244,9 @@ class Repairer:
         rt = self.rt
         free = np.flatnonzero(rt.free)
         t, r = self.best_typ[free], rt.opt_turn[self.best_opt[free]]
-        if not np.array_equal(np.bincount(t, minlength=len(rt.copies)), rt.copies):  # never on a whole board
-            cells = [(int(self.best_typ[c]), int(rt.opt_turn[self.best_opt[c]])) if rt.free[c] else None
-                     for c in range(self.puzzle.size)]
-            return decode(self.puzzle, rt.types, cells)
-        # as decode: the copies of a type go to its cells in cell order (members are listed type by type)
+        if not np.array_equal(np.bincount(t, minlength=len(rt.copies)), rt.copies):  # moves only swap and turn
+            raise ValueError("repair: the best board does not hold each tile type's copies once each")
+        # as tiletypes.decode: the copies of a type go to its cells in cell order (members are listed type by type)
         by_type = np.argsort(t, kind="stable")
         tile, turn = np.empty_like(t), np.empty_like(t)
         tile[by_type], turn[by_type] = rt.members
