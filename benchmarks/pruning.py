@@ -1,7 +1,7 @@
 """How much of the search tree would a check remove? Knuth's probes, before building the check in C (issue 24).
 
 Run: python benchmarks/pruning.py [--cases 6x6c6,7x7c7,8x8c8] [--seeds 1-2] [--probes 3000]
-[--checks fc,match,rowdp,rows2dp,row]
+[--checks fc,match,rowdp,rows2dp,row,ac]
 
 The tree is the plain row-scan search's over the frontier's boards (benchmarks/frontier.py: planted framed n x n,
 isqrt(n) + 1 rim colours, c inner colours), every board turn searched. A probe walks from the root choosing one
@@ -16,7 +16,10 @@ percent). The checks, each in plain Python here, independent of the C loop:
 - ``rowdp``: the rest of the current row can be filled, tiles fitting their left and top neighbours, free
   tiles reusable across its cells (a chain relaxation: one pass over the row's cells per node);
 - ``rows2dp``: the same over the rest of the row and the whole next row (a pass over the two rows' columns);
-- ``row``: the rest of the current row can be filled with distinct free tiles (an exact look-ahead: a search).
+- ``row``: the rest of the current row can be filled with distinct free tiles (an exact look-ahead: a search);
+- ``ac``: arc consistency over every open cell (issue 41): each open cell keeps the free placements that fit its
+  placed neighbours and have, on every side, a placement of the open neighbour there that fits them; a cell
+  left with none kills the branch. Kept along each probe and only narrowed, as a search maintaining it would.
 """
 
 from __future__ import annotations
@@ -154,8 +157,68 @@ def row(tree: Tree, placed: Placed, used: set[int]) -> bool:
     return fill(0)
 
 
+class ArcConsistency:
+    """The ``ac`` check: every open cell's domain (free placements fitting its placed neighbours) made arc
+    consistent with its open neighbours' domains. The domains of the root are computed once per board; a probe
+    starts from a copy (:meth:`start`) and narrows them as it places tiles, so a call costs what maintaining
+    arc consistency in a search would."""
+
+    def __init__(self) -> None:
+        self.root: dict[int, tuple[Tree, dict[int, list]]] = {}
+        self.domains: dict[int, list] = {}
+        self.known: set[int] = set()
+
+    def start(self, tree: Tree) -> None:
+        if id(tree) not in self.root:  # the tree is kept with its domains, so its id stays its own
+            domains = {c: list(tree.fits[c]) for c in range(tree.n)}
+            if not self._revise(tree, domains, set(range(tree.n))):
+                domains = {c: [] for c in range(tree.n)}  # no board at all: every node fails
+            self.root[id(tree)] = (tree, domains)
+        self.domains = {c: list(d) for c, d in self.root[id(tree)][1].items()}
+        self.known = set()
+
+    def __call__(self, tree: Tree, placed: Placed, used: set[int]) -> bool:
+        domains, changed = self.domains, set()
+        for cell in placed.keys() - self.known:  # the cells placed since the last call
+            self.known.add(cell)
+            domains.pop(cell, None)
+            changed.update(y for y in tree.near[cell] if y is not None and y not in placed)
+        for y in changed:
+            asked = [(s, placed[z][(s + 2) % 4]) for s, z in enumerate(tree.near[y]) if z in placed]
+            domains[y] = [(t, e) for t, e in domains[y] if all(tree.puzzle.matches(e[s], x) for s, x in asked)]
+        for c, dom in domains.items():
+            kept = [(t, e) for t, e in dom if t not in used]
+            if len(kept) != len(dom):
+                domains[c] = kept
+                changed.add(c)
+        return self._revise(tree, domains, changed)
+
+    @staticmethod
+    def _revise(tree: Tree, domains: dict[int, list], queue: set[int]) -> bool:
+        """Narrow the domains to arc consistency, starting from the cells in ``queue``; False on a wipe-out."""
+        partner = tree.puzzle.partner
+        pending = set(queue)
+        while pending:
+            cell = pending.pop()
+            if not domains.get(cell, True):
+                return False
+            for s, y in enumerate(tree.near[cell]):
+                if y is None or y not in domains:
+                    continue
+                shown = {partner(e[s]) for _, e in domains[cell]}  # what y must show on its side facing cell
+                back = (s + 2) % 4
+                kept = [(t, e) for t, e in domains[y] if e[back] in shown]
+                if len(kept) != len(domains[y]):
+                    if not kept:
+                        return False
+                    domains[y] = kept
+                    pending.add(y)
+        return all(domains.values())
+
+
 CHECKS: dict[str, Callable[[Tree, Placed, set[int]], bool]] = {"fc": fc, "match": match, "rowdp": rowdp,
-                                                               "rows2dp": rows2dp, "row": row}
+                                                               "rows2dp": rows2dp, "row": row,
+                                                               "ac": ArcConsistency()}
 
 
 def probe(tree: Tree, rng: random.Random, checks: list[str], sums: dict[str, float]) -> None:
@@ -163,6 +226,10 @@ def probe(tree: Tree, rng: random.Random, checks: list[str], sums: dict[str, flo
     placed: Placed = {}
     used: set[int] = set()
     alive = dict.fromkeys(checks, True)
+    for name in checks:
+        start = getattr(CHECKS[name], "start", None)
+        if start is not None:
+            start(tree)
     weight = 1.0
     for cell in range(tree.n):
         children = tree.candidates(cell, placed, used)
