@@ -54,11 +54,19 @@ def ours(process: psutil.Process) -> list[psutil.Process]:
     return found
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not a zombie): one that ends while it is being asked has ended."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def gone(pids: list[int], seconds: float = 5.0) -> bool:
     """Whether every process in ``pids`` has ended (within ``seconds``)."""
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        alive = [p for p in pids if _alive(p)]
         if not alive:
             return True
         time.sleep(0.05)
