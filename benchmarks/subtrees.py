@@ -10,8 +10,8 @@ are (a board whose corner tiles are not all different has fewer subtrees: a type
 
 Both searches are native's plain loop over the same tables (``auto`` order, ``values=rare``, board turns not
 folded), as ``native:dfs -O values=rare`` runs them; boards are the frontier's (benchmarks/frontier.py). Printed:
-nodes to the first solution (or the node budget), per seed and in all. Node counts, not seconds, so a loaded
-machine does not change them.
+nodes to the first solution (or the node budget), per seed and in all; every solution found is checked by the
+checker. Node counts, not seconds, so a loaded machine does not change them.
 """
 
 from __future__ import annotations
@@ -21,20 +21,25 @@ import math
 
 from frontier import board, case_name, parse_cases, parse_seeds
 
+from edgematch import Puzzle, check
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.native.search import Search, prefixes
-from edgematch.solvers.native.tables import build_tables
+from edgematch.solvers.native.tables import build_tables, decode
 
 SLICE = 2_000_000  # nodes per turn of a subtree
 
 
-def first_solution(searches: list[Search], budget: float) -> tuple[bool, int]:
-    """Run the searches in turn, a slice each, until one stores a solution or ``budget`` nodes are spent."""
+def first_solution(puzzle: Puzzle, searches: list[Search], budget: float) -> tuple[bool, int]:
+    """Run the searches in turn, a slice each, until one stores a solution (checked by the checker) or ``budget``
+    nodes are spent."""
     live = list(searches)
     while live and sum(s.nodes for s in searches) < budget:
         for search in list(live):
             search.step(SLICE)
-            if len(search.drain()):
+            found = search.drain()
+            if len(found):
+                if not check(puzzle, decode(puzzle, search.tables, found[0])).ok:
+                    raise SystemExit(f"a search returned an invalid board of {puzzle.name}")
                 return True, sum(s.nodes for s in searches)
             if search.finished:
                 live.remove(search)
@@ -52,12 +57,13 @@ def main() -> None:
     for n, inner in parse_cases(args.cases):
         logs: dict[str, list[float]] = {"one": [], "turn": []}
         for seed in parse_seeds(args.seeds):
-            tables = build_tables(board(n, inner, seed), "auto", False, values="rare")
+            puzzle = board(n, inner, seed)
+            tables = build_tables(puzzle, "auto", False, values="rare")
             parts, _ = prefixes(tables, 2)  # the first cell's candidates (the corner tiles)
             cells = []
             for name, searches in (("one", [Search(tables, capacity=1)]),
                                    ("turn", [Search(tables, p, capacity=1) for p in parts])):
-                found, nodes = first_solution(searches, args.nodes)
+                found, nodes = first_solution(puzzle, searches, args.nodes)
                 logs[name].append(math.log(nodes))
                 cells.append(f"{nodes / 1e6:10.1f} M{'' if found else '+'}")
             print(f"{case_name(n, inner):9} {seed:>4} {len(parts):>8} {cells[0]:>14} {cells[1]:>14}", flush=True)
