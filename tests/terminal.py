@@ -48,6 +48,18 @@ def children_cpu(pid: int) -> float:
     return spent
 
 
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that are live processes (not zombies): one that ends while it is being asked has ended."""
+    live = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                live.append(pid)
+        except psutil.NoSuchProcess:
+            continue
+    return live
+
+
 def searching(proc: subprocess.Popen, cpu: float, timeout: float = 90.0) -> None:
     """Wait until the processes ``proc`` started have spent ``cpu`` CPU seconds (into their work), failing if
     ``proc`` ends first or ``timeout`` wall seconds pass."""

@@ -32,6 +32,7 @@ from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best.admissible import admissible_board
 from edgematch.solvers.parallel import chains
 from edgematch.solvers.policy import regime
+from tests import terminal
 
 psutil = pytest.importorskip("psutil")
 
@@ -54,20 +55,11 @@ def ours(process: psutil.Process) -> list[psutil.Process]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not a zombie): one that ends while it is being asked has ended."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
 def gone(pids: list[int], seconds: float = 5.0) -> bool:
     """Whether every process in ``pids`` has ended (within ``seconds``)."""
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        alive = [p for p in pids if _alive(p)]
-        if not alive:
+        if not terminal.alive(pids):
             return True
         time.sleep(0.05)
     return False

@@ -162,17 +162,6 @@ def test_without_dask_one_line_names_the_extra(monkeypatch):
     assert "Traceback" not in result.output
 
 
-def _alive(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-        except psutil.NoSuchProcess:
-            continue
-    return alive
-
-
 def _workers(pid: int) -> list[psutil.Process]:
     """The Dask worker processes a local cluster of process ``pid`` started (not its other children)."""
     found = []
@@ -206,9 +195,9 @@ def _interrupted_cluster_count(tmp_path: Path, ready: Callable[[int], bool]) -> 
     assert process.returncode == 130, err
     assert "interrupted" in out and "at least" in out and "Traceback" not in err
     until = time.monotonic() + 5
-    while _alive([c.pid for c in children]) and time.monotonic() < until:
+    while terminal.alive([c.pid for c in children]) and time.monotonic() < until:
         time.sleep(0.1)
-    assert _alive([c.pid for c in children]) == []
+    assert terminal.alive([c.pid for c in children]) == []
     return out, children
 
 
