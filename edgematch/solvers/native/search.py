@@ -21,6 +21,7 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.tables import Tables, shuffled
 
 SLICE_SECONDS = 0.1
+TIMED_SLICE = 0.005  # a slice at least this long times the loop's rate (a shorter one is mostly its call's cost)
 # nodes of the first slice, before the rate is known (then about SLICE_SECONDS' worth): the plain loop runs
 # 30-60 M nodes/s, the one with propagation 0.5-5 M/s on 40x40 (200,000 nodes there took 0.34 s past a limit)
 FIRST_BUDGET = 2_000
@@ -221,6 +222,7 @@ def drive(
     ``node_limit`` nodes are spent, or Ctrl-C."""
     start = clock.now()
     budget = FIRST_BUDGET if node_limit is None else max(1, min(FIRST_BUDGET, node_limit - search.nodes))
+    slowest = float("inf")  # the lowest rate of a slice long enough to time: the memo's varies 10x between slices
     found = Found()
     stopped = ""
     try:
@@ -250,10 +252,12 @@ def drive(
                 break
             if code == kernels.BUDGET and spent > 0:
                 rate = (search.nodes - before) / spent
+                if spent >= TIMED_SLICE:
+                    slowest = min(slowest, rate)
                 budget = int(min(max(rate * SLICE_SECONDS, LEAST_BUDGET), 100_000_000))
-                if until is not None:  # half the time left at the last rate: a slower slice (the memo's
+                if until is not None:  # half the time left at the slowest rate seen: a slower slice (the memo's
                     # rate varies) still ends near the limit, where workers must report what they searched
-                    budget = int(max(LEAST_BUDGET, min(budget, rate * (until - now) / 2 + 1)))
+                    budget = int(max(LEAST_BUDGET, min(budget, min(rate, slowest) * (until - now) / 2 + 1)))
             if node_limit is not None:
                 budget = max(1, min(budget, node_limit - search.nodes))
     except KeyboardInterrupt:
