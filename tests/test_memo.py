@@ -339,3 +339,49 @@ def test_the_front_of_every_depth_is_the_walk_s_and_its_width_the_widest(spec, o
     got, walked = front(puzzle, tables), _front_by_walking(puzzle, tables)
     assert [got.idx[got.start[d]:got.start[d + 1]].tolist() for d in range(tables.positions)] == walked
     assert got.width == front_width(puzzle, tables) == max(map(len, walked))
+
+
+def _never_pays(monkeypatch) -> None:
+    """The memo judged after its first step and found wanting, whatever its hits: the plain loop counts the rest."""
+    from edgematch.solvers.native.count import memo
+
+    monkeypatch.setattr(memo, "JUDGE_NODES", 1)
+    monkeypatch.setattr(memo, "PAYS", float("inf"))
+
+
+@pytest.mark.parametrize("name,puzzle", _boards(), ids=[n for n, _ in _boards()])
+def test_a_memo_that_does_not_pay_hands_over_to_the_plain_loop_and_the_counts_stay_exact(monkeypatch, name,
+                                                                                         puzzle):
+    """The plain loop goes on from the memoised loop's state mid-search (its first slice is 2,000 nodes); the
+    states the memo had pending are never stored, so no count is half a subtree's."""
+    plain = counted(puzzle, "off", distinct=False)
+    _never_pays(monkeypatch)
+    for memo in ("64", TINY):
+        result = counted(puzzle, memo, distinct=False)
+        assert result.count == plain.count, (name, memo)
+        if result.counters["nodes"] > 2_000:  # the first slice did not finish it
+            assert result.counters["memo_plain_after"] > 0, (name, memo)
+
+
+def test_peak_boards_hand_over_on_several_workers_and_count_as_the_plain_loop(monkeypatch):
+    """Peak boards (few identical tiles, states rarely recur): each worker's table judges itself."""
+    _never_pays(monkeypatch)
+    for seed in (1, 2, 3):
+        puzzle = generate(GeneratorSpec(5, 5, like="peak", seed=seed))[0]
+        plain = counted(puzzle, "off", distinct=False)
+        for workers in (1, 2):
+            split = edgematch.count(puzzle, backend="native", workers=workers, memo="auto", time_limit=60)
+            assert split.count == plain.count, (seed, workers)
+
+
+def test_a_memo_that_pays_is_kept(monkeypatch):
+    """Judged after 100,000 nodes on a clue-like board (row order: the memo alone), where its hits save a quarter
+    of the tree (3.5 M nodes against 4.7 M), the memo stays on to the end."""
+    from edgematch.solvers.native.count import memo
+
+    monkeypatch.setattr(memo, "JUDGE_NODES", 100_000)
+    puzzle = generate(GeneratorSpec(6, 5, like="clue", seed=2))[0]
+    kept = edgematch.count(puzzle, backend="native", order="row", time_limit=60)
+    plain = edgematch.count(puzzle, backend="native", order="row", memo="off", time_limit=60)
+    assert kept.count == plain.count
+    assert kept.counters["memo_plain_after"] == 0 and kept.counters["nodes"] < 0.9 * plain.counters["nodes"]

@@ -31,6 +31,8 @@ LEAST_BUDGET = 1_000  # nodes of a slice at least, however slow the loop
 class Search:
     """One resumable search over ``tables``, below ``prefix`` (candidate indices of the first positions)."""
 
+    COUNTERS = 3  # NODES, SOLUTIONS, CANONICAL (a subclass whose loop keeps more makes the array longer)
+
     def __init__(self, tables: Tables, prefix: tuple[int, ...] = (), capacity: int = 0, distinct: bool = False):
         P = tables.positions
         self.tables = tables
@@ -42,7 +44,7 @@ class Search:
         self.ptr = np.zeros(P + 1, np.uint32)
         self.end = np.zeros(P + 1, np.uint32)
         self.state = np.zeros(3, np.int64)
-        self.counters = np.zeros(3, np.int64)
+        self.counters = np.zeros(self.COUNTERS, np.int64)
         self.out = kernels.empty_out(P, capacity)
         self.distinct = distinct and tables.turn_src.shape[0] > 0
         self.start = len(prefix)
