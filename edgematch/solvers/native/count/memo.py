@@ -12,7 +12,7 @@ subtrees cost the most nodes and drops the others, which only means searching th
 starts at ``START_MIB`` and grows fourfold when its stores reach half its slots, up to the size asked for,
 every record moved to its new bucket (:meth:`MemoTable.grow`): a small count touches little memory (a table
 is written at random places, so its pages were all touched soon after the start). A table whose hits saved
-little once ``JUDGE_NODES`` are searched hands its searches to the plain loop (:meth:`MemoTable.pays`).
+little once ``JUDGE_NODES`` are searched hands its searches to the plain loop (:meth:`MemoTable.judge`).
 
 Meeting in the middle (:func:`join_plan`): when the ring of a framed board is filled first (the frame order,
 auto's choice where the rim is tight, as on the clue puzzles), the inside's count depends only on the labels
@@ -45,7 +45,7 @@ START_MIB = 1  # a table starts this large and grows 4x when its stores reach ha
 LOOKUPS, HITS, STORES, EVICTED = 3, 4, 5, 6  # counters after NODES, SOLUTIONS, CANONICAL
 MAX_WORDS = 64  # a key's words at most (MEMO_MAX_WORDS in ckernel.c)
 TRIAL, WORTH = 20_000, 10  # MemoTable.tune: lookups before judging a depth, nodes a lookup must save
-# MemoTable.pays: nodes searched before judging the whole memo, and the share of them its hits must have saved
+# MemoTable.judge: nodes searched before judging the whole memo, and the share of them its hits must have saved
 # (the memoised loop runs ~8% fewer nodes a second than the plain one: 49.7 M against 53.8 M on a 7x7 peak board)
 JUDGE_NODES, PAYS = 1_000_000_000, 0.1
 JOINS, JOINS_ABORTED = 7, 8  # counters: joins done, joins given up (the state searched plainly instead)
@@ -241,8 +241,8 @@ class MemoTable:
         self.memo_at[1:max(1, P - 1)] = 1  # every depth but the root and the last
         self.lookups = np.zeros(P + 1, np.int64)
         self.saved = np.zeros(P + 1, np.int64)
-        self.nodes = 0  # searched by every search sharing the table, for pays()
-        self.plain_after = 0  # nodes searched when pays() said no (0: it has not): from then on, the plain loop
+        self.nodes = 0  # searched by every search sharing the table, for judge()
+        self.plain_after = 0  # nodes searched when judge() found the memo wanting (0: not yet); then the plain loop
         self.join = join_plan(puzzle, tables) if join else None
         n_lab = 0 if self.join is None else len(self.join.lab_top)
         self.lab_words = max(1, -(-n_lab // (64 // self.label_bits)))
@@ -299,15 +299,14 @@ class MemoTable:
         weak = (self.memo_at == 1) & (self.lookups >= TRIAL) & (self.saved < WORTH * self.lookups)
         self.memo_at[weak] = 0
 
-    def pays(self, nodes: int) -> bool:
-        """Count ``nodes`` more searched; False (for good) once ``JUDGE_NODES`` are and the hits saved under
-        ``PAYS`` of them: on boards whose states rarely recur (the peak, few identical tiles) the memoised loop's
-        upkeep costs more than it saves, and the plain loop counts the rest (7x7 peak, ``count -j 2``: 98.6 M
-        nodes/s against 107.6 M). A meet in the middle is judged by its own rule, not this one."""
+    def judge(self, nodes: int) -> None:
+        """Count ``nodes`` more searched; once ``JUDGE_NODES`` are, if the hits saved under ``PAYS`` of them,
+        set ``plain_after`` (for good): on boards whose states rarely recur (the peak, few identical tiles) the
+        memoised loop's upkeep costs more than it saves, and the plain loop counts the rest (7x7 peak, ``count -j
+        2``: 98.6 M nodes/s against 107.6 M). A meet in the middle is judged by its own rule, not this one."""
         self.nodes += nodes
         if not self.plain_after and self.nodes >= JUDGE_NODES and int(self.saved.sum()) < PAYS * self.nodes:
             self.plain_after = self.nodes
-        return not self.plain_after
 
 
 class MemoSearch(Search):
@@ -375,7 +374,7 @@ class MemoSearch(Search):
                                    "counts in 64 bits")
             table.tune()
             table.note_stores(int(self.counters[STORES] - stores))
-            table.pays(int(self.counters[kernels.NODES] - nodes))
+            table.judge(int(self.counters[kernels.NODES] - nodes))
             given_up = self.counters[JOINS_ABORTED]
             if joining[0] and given_up >= JOIN_GIVE_UP and 4 * self.counters[JOINS] < given_up:
                 joining[0] = False  # this board's insides are too large to enumerate: search them
