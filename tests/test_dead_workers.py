@@ -37,8 +37,8 @@ from edgematch.solvers.parallel.processes import ChildDied, Flag, context, strea
 psutil = pytest.importorskip("psutil")
 
 ROOT = Path(__file__).resolve().parent.parent
-# 10,386,560 raw solutions; 1.2 s to count on 2 idle cores, 2.3 s of CPU (the kill must land mid-run: 4x4 of 6
-# colours took 0.24 s and ended before its workers had searched 0.2 s each)
+# 10,386,560 raw solutions; 1.3 s to count as a whole process on 2 idle cores, 2.3-2.5 s of CPU (the kill must
+# land mid-run: 4x4 of 6 colours took 0.24 s and ended before its workers had searched 0.2 s each)
 COUNTED, _ = generate(GeneratorSpec(4, 4, colours=5, seed=1))
 UNSAT = random_tiles(5, 4, 5, "signed", True, seed=0)  # no solution: every cube must be settled (1.4 s on 2 cores)
 HARD, _ = generate(GeneratorSpec(8, 8, framed=True, border_colours=3, inner_colours=8, seed=1))  # SAT: minutes
