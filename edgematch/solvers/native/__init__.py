@@ -64,6 +64,7 @@ from edgematch.solvers.native.tables import (
     ORDERS,
     BuildTimedOut,
     Tables,
+    auto_order,
     build_tables,
     decode,
     expand,
@@ -82,6 +83,7 @@ VALUES: dict[str, Callable[[object], object]] = {
     "breaks": lambda v: whole(v, "breaks"), "width": lambda v: whole(v, "width", least=1),
     "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
     "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
+    "lookahead": lambda v: lookahead({"lookahead": v}, "row"),
     **{name: (lambda v, name=name: on_off(v, name))
        for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
 }
@@ -156,13 +158,14 @@ class NativeBackend(Backend):
     modules = ()
     description = ("compiled backtracker (C built at install): row-scan candidate tables, identical tiles "
                    "grouped")
-    options = ("order", "values", "symmetry", "fc", "bounds", "match", "memo", "keep", "unit", "seed", "start",
-               "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
+    options = ("order", "values", "symmetry", "lookahead", "fc", "bounds", "match", "memo", "keep", "unit", "seed",
+               "start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
-                          "first), else index (the file's tile order)", "symmetry": "on", "fc": "off", "bounds": "off",
-                "match": "off",
+                          "first), else index (the file's tile order)", "symmetry": "on",
+                "lookahead": "auto (on in the row order)",
+                "fc": "off", "bounds": "off", "match": "off",
                 "memo": f"auto (a count: a table of up to {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
@@ -177,6 +180,8 @@ class NativeBackend(Backend):
         "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
         "values": "which of a cell's candidates come first: rare or index",
         "symmetry": "a count fixes the board's turn with a unique tile and multiplies back",
+        "lookahead": "the plain loop skips a tile whose east side leaves the rest of its row no way to be filled "
+                     "with the free tiles: auto, on or off",
         "fc": "forward checking: refuse a placement that leaves an open neighbour no candidate",
         "bounds": "the free tiles must show each colour as often as the open cells ask for it",
         "match": "the open cells beside placed ones must take distinct fitting free tiles",
@@ -223,6 +228,10 @@ class NativeBackend(Backend):
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
             return f"native backend: {PROPAGATION_NAMED} are options of solve and count, not best"
+        if "lookahead" in task.options and (task.question == "best" or (
+                propagating and lookahead(task.options, "row"))):
+            return (f"native backend: lookahead is an option of the plain loop (solve and count without "
+                    f"{PROPAGATION_NAMED.replace(' and ', ' or ')})")
         split = task.question != "first" or self.sub == "dfs"  # several workers split the static order's tree
         if propagating and split and (task.workers > 1 or task.cluster is not None):
             return (f"native backend: {PROPAGATION_NAMED} run in one process for count, --all and native:dfs "
@@ -296,8 +305,10 @@ class NativeBackend(Backend):
         if order == "auto" and task.question == "first" and one_search and dynamic_by_default(puzzle):
             order = "dynamic"
         how = propagation(given, order)
-        tables = build_tables(puzzle, DEFAULT_ORDER if how.dynamic else order, symmetry, masks=how.any,
-                              values=self.values(task), deadline=deadline)
+        fill = DEFAULT_ORDER if how.dynamic else order
+        ahead = not how.any and lookahead(given, auto_order(puzzle) if fill == "auto" else fill)
+        tables = build_tables(puzzle, fill, symmetry, masks=how.any, values=self.values(task), deadline=deadline,
+                              lookahead=ahead)
         if how.dynamic:
             tables = replace(tables, order_name="dynamic")
         build = clock.now() - t0
@@ -463,6 +474,17 @@ class NativeBackend(Backend):
         how = propagation(self.checked_options(task), tables.order_name)
         for picks in iterate(_searcher(puzzle, how, 256, False)(tables), task.deadline):
             yield from expand(puzzle, tables, picks)
+
+
+def lookahead(options: dict, order: str) -> bool:
+    """Whether the plain loop runs with the row look-ahead (option ``lookahead``: on, off, or auto, the default: in
+    the row order). Families suite, seeds 1-5, 10 s, one core: in the row order it found the same solutions
+    1.1-1.2x sooner (native:dfs, e2-like 7x7 and framed 8x8) and counts a 7x7 peak board 1.14x sooner; in the
+    frame order (the clue-like 12x6) 1.4-4.6x later: short inside rows of few colours, where it rarely cuts."""
+    value = options.get("lookahead", "auto")
+    if str(value).lower() == "auto":
+        return order == "row"
+    return on_off(value, "lookahead")
 
 
 def _memo_problem(task: Task) -> str | None:

@@ -59,23 +59,32 @@ static inline uint64_t bucket_after(int64_t d, int64_t cell, const uint32_t *EM_
 }
 
 /* The first candidate from i on (before e) whose tile type has a copy left and that shows the labels of the
- * position's extra neighbours: e when none does. */
-static inline __attribute__((always_inline)) int64_t next_fit(
+ * position's extra neighbours: e when none does. With `look` (a constant: the loop is compiled once with it, once
+ * without), also one whose east label is in the mask `east_ok` (the row look-ahead's). */
+static inline __attribute__((always_inline)) int64_t look_fit(
     int64_t i, int64_t e, int64_t n_extra, const uint32_t *EM_RESTRICT ex_side, const uint32_t *EM_RESTRICT ex_src,
     const int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
-    const uint32_t *EM_RESTRICT placed) {
+    const uint32_t *EM_RESTRICT placed, const int look, const uint64_t east_ok) {
     if (n_extra == 0) {
-        while (i < e && type_left[cand_type[i]] <= 0) i++;
+        while (i < e && (type_left[cand_type[i]] <= 0 || (look && !((east_ok >> cand_edge[i * 4 + 1]) & 1)))) i++;
         return i;
     }
     for (; i < e; i++) {
         if (type_left[cand_type[i]] <= 0) continue;
         const uint32_t *edge = cand_edge + i * 4;
+        if (look && !((east_ok >> edge[1]) & 1)) continue;
         int64_t x = 0;
         while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
         if (x == n_extra) break;
     }
     return i;
+}
+
+static inline __attribute__((always_inline)) int64_t next_fit(
+    int64_t i, int64_t e, int64_t n_extra, const uint32_t *EM_RESTRICT ex_side, const uint32_t *EM_RESTRICT ex_src,
+    const int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
+    const uint32_t *EM_RESTRICT placed) {
+    return look_fit(i, e, n_extra, ex_side, ex_src, type_left, cand_type, cand_edge, placed, 0, 0);
 }
 
 /* Whether the board is least (lexicographically) among its allowed turns. */
@@ -93,34 +102,96 @@ static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_
     return 1;
 }
 
+/* The row look-ahead (em_rows_t, rows.py). When a segment (a run of cells filled west to east) begins, rows_build
+ * lists for each of its cells c >= 1 the west labels from which cells c.. to its end can be filled with the tiles
+ * free then, a tile allowed in several cells at once: entry c holds a west label x when some free candidate of
+ * cell c shows x on its west side and, on its east side, a label of entry c + 1 (the entry past the end holds
+ * every label). A candidate of cell c is then tried only if its east label is in entry c + 1. The entries
+ * over-approximate what the row can take (tiles reusable, the cells' further neighbours not asked), so no solution
+ * is lost and a search that ends without one still proves there is none; the loop meets the same solutions in the
+ * same order, in fewer nodes. The free tiles are kept as a bit per candidate (slot), set and cleared when a type's
+ * last copy is placed or freed. */
+static inline void rows_flip(const em_rows_t *EM_RESTRICT r, uint32_t type, int on) {
+    for (int32_t k = r->type_first[type]; k < r->type_first[type + 1]; k++) {
+        if (on)
+            r->free[r->type_word[k]] |= r->type_bits[k];
+        else
+            r->free[r->type_word[k]] &= ~r->type_bits[k];
+    }
+}
+
+static void rows_build(const em_rows_t *EM_RESTRICT r, int64_t seg, const uint32_t *EM_RESTRICT key_b,
+                       const uint32_t *EM_RESTRICT placed) {
+    const int64_t first = r->seg_first[seg], len = r->seg_len[seg];
+    uint64_t *EM_RESTRICT entry = r->table + 1 + seg * r->span;
+    uint64_t next = ~0ull;
+    entry[len] = next;
+    for (int64_t c = len - 1; c >= 1; c--) {
+        const int64_t q = first + c;
+        const int64_t g = r->group_base[q] + (int64_t)placed[key_b[q]];
+        const int64_t w0 = r->group_word[g], w1 = w0 + r->group_words[g];
+        uint64_t acc = 0;
+        for (int64_t w = w0; w < w1; w++) {
+            uint64_t m = r->free[w];
+            const uint8_t *west = r->slot_west + w * 64, *east = r->slot_east + w * 64;
+            while (m) {
+                const int k = __builtin_ctzll(m);
+                m &= m - 1;
+                acc |= ((next >> east[k]) & 1) << west[k];
+            }
+        }
+        entry[c] = next = acc;
+        if (!acc) { /* no west label lets cells c.. be filled: nor can cells before c */
+            for (int64_t k = c - 1; k >= 0; k--) entry[k] = 0;
+            return;
+        }
+    }
+    entry[0] = ~0ull;
+}
+
+/* On entering the loop: the free bits from type_left, and the tables of every segment the search can come back
+ * to (those that begin at or before depth d and end at or after `start`), each from the tiles free at its first
+ * position; picks below d are undone and redone to get them. */
+static void rows_enter(const em_rows_t *EM_RESTRICT r, int64_t d, int64_t start, const uint32_t *EM_RESTRICT key_b,
+                       const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT picks,
+                       int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT placed) {
+    r->table[0] = ~0ull;
+    for (int64_t w = 0; w < r->words; w++) r->free[w] = 0;
+    for (int64_t t = 0; t < r->types; t++)
+        if (type_left[t] > 0) rows_flip(r, (uint32_t)t, 1);
+    const int32_t at_start = r->seg_of[start];
+    const int64_t low = at_start >= 0 ? r->seg_first[at_start] : start;
+    for (int64_t q = d; q >= low; q--) {
+        if (q < d && type_left[cand_type[picks[q]]]++ == 0) rows_flip(r, cand_type[picks[q]], 1);
+        const int32_t seg = r->seg_of[q];
+        if (seg >= 0 && r->seg_first[seg] == q) rows_build(r, seg, key_b, placed);
+    }
+    for (int64_t q = low; q < d; q++)
+        if (--type_left[cand_type[picks[q]]] == 0) rows_flip(r, cand_type[picks[q]], 0);
+}
+
 /* The plain search: iterative backtracking over precomputed tables. Run until `budget` more nodes (a node is
  * one placement of a tile), a full `out` buffer, or the end of the tree under `start`. Invariant between
  * calls: positions below state[DEPTH] hold their placements (ptr of each already past its pick); at
  * state[DEPTH] nothing is placed and ptr[depth] is the next candidate to try, end[depth] one past the last.
  * Shapes: order[P]; extra_src, extra_side [P, extra_cols]; cand_edge, cand_vis [C, 4]; vis[n_vis];
- * turn_src [n_turns, turn_cols]; out [cap, out_cols]. */
-int64_t em_search(
+ * turn_src [n_turns, turn_cols]; out [cap, out_cols]. `rows`: the row look-ahead, or NULL (the loop is compiled
+ * twice, with and without it, so the plain one pays nothing for it). */
+static inline __attribute__((always_inline)) int64_t plain_loop(
     const uint32_t *EM_RESTRICT order, int64_t P,
     const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
     const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
     const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
     const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
     const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
-    const int32_t *EM_RESTRICT cand_vis, uint32_t width32,
+    const int32_t *EM_RESTRICT cand_vis, uint64_t width,
     int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, int32_t *EM_RESTRICT vis, int64_t n_vis,
     uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
     int64_t *EM_RESTRICT state, int64_t start, int64_t budget,
     const int32_t *EM_RESTRICT turn_src, int64_t n_turns, int64_t turn_cols,
     int64_t count_canonical, uint32_t *EM_RESTRICT out, int64_t cap, int64_t out_cols,
-    int64_t *EM_RESTRICT counters)
+    int64_t *EM_RESTRICT counters, const em_rows_t *EM_RESTRICT rows, const int look)
 {
-    const uint64_t width = width32;
-    if (P <= 0) return FINISHED; /* nothing to place (callers never ask: every cell hinted is solved in Python) */
-    if (state[STARTED] == 0) {
-        state[STARTED] = 1;
-        state[DEPTH] = start;
-        bucket(start, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
-    }
     int64_t d = state[DEPTH];
     int64_t nodes = counters[NODES];
     const int64_t stop_at = nodes + budget;
@@ -130,18 +201,21 @@ int64_t em_search(
      * state between calls is the same), never read back on the way down */
     int64_t i = ptr[d];
     int64_t e = end[d];
+    uint64_t east_ok = look ? rows->table[rows->check[d]] : 0; /* the east labels depth d's candidates may show */
     for (;;) {
-        i = next_fit(i, e, extra_n[d], extra_side + d * extra_cols, extra_src + d * extra_cols, type_left, cand_type,
-                     cand_edge, placed);
+        i = look_fit(i, e, extra_n[d], extra_side + d * extra_cols, extra_src + d * extra_cols, type_left, cand_type,
+                     cand_edge, placed, look, east_ok);
         if (i >= e) {
             if (d == start) {
                 ptr[d] = (uint32_t)i;
                 break;
             }
             d--;
-            type_left[cand_type[picks[d]]] += 1;
+            const uint32_t t = cand_type[picks[d]];
+            if (type_left[t]++ == 0 && look) rows_flip(rows, t, 1);
             i = ptr[d];
             e = end[d];
+            if (look) east_ok = rows->table[rows->check[d]];
             continue;
         }
         ptr[d] = (uint32_t)(i + 1);
@@ -174,7 +248,7 @@ int64_t em_search(
             }
             continue;
         }
-        type_left[cand_type[i]] -= 1;
+        if (--type_left[cand_type[i]] == 0 && look) rows_flip(rows, cand_type[i], 0);
         const int64_t cell = (int64_t)order[d] * 4;
         const uint32_t *edge = cand_edge + i * 4;
         placed[cell] = edge[0];
@@ -182,6 +256,11 @@ int64_t em_search(
         placed[cell + 2] = edge[2];
         placed[cell + 3] = edge[3];
         d++;
+        if (look) {
+            const int32_t seg = rows->seg_of[d];
+            if (seg >= 0 && rows->seg_first[seg] == d) rows_build(rows, seg, key_b, placed);
+            east_ok = rows->table[rows->check[d]];
+        }
         const uint64_t b = bucket_after(d, cell, edge, base, key_a, key_b, placed, width);
         i = tab_start[b];
         e = tab_end[b];
@@ -195,6 +274,41 @@ int64_t em_search(
     state[DEPTH] = d;
     counters[NODES] = nodes;
     return code;
+}
+
+int64_t em_search(
+    const uint32_t *EM_RESTRICT order, int64_t P,
+    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
+    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
+    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
+    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
+    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
+    const int32_t *EM_RESTRICT cand_vis, uint32_t width32,
+    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, int32_t *EM_RESTRICT vis, int64_t n_vis,
+    uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
+    int64_t *EM_RESTRICT state, int64_t start, int64_t budget,
+    const int32_t *EM_RESTRICT turn_src, int64_t n_turns, int64_t turn_cols,
+    int64_t count_canonical, uint32_t *EM_RESTRICT out, int64_t cap, int64_t out_cols,
+    int64_t *EM_RESTRICT counters, const em_rows_t *EM_RESTRICT rows)
+{
+    const uint64_t width = width32;
+    if (P <= 0) return FINISHED; /* nothing to place (callers never ask: every cell hinted is solved in Python) */
+    if (state[STARTED] == 0) {
+        state[STARTED] = 1;
+        state[DEPTH] = start;
+        bucket(start, base, key_a, key_b, placed, width, tab_start, tab_end, ptr, end);
+    }
+    if (rows) {
+        rows_enter(rows, state[DEPTH], start, key_b, cand_type, picks, type_left, placed);
+        return plain_loop(order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols, tab_start,
+                          tab_end, cand_type, cand_edge, cand_vis, width, type_left, placed, vis, n_vis, picks, ptr,
+                          end, state, start, budget, turn_src, n_turns, turn_cols, count_canonical, out, cap,
+                          out_cols, counters, rows, 1);
+    }
+    return plain_loop(order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols, tab_start, tab_end,
+                      cand_type, cand_edge, cand_vis, width, type_left, placed, vis, n_vis, picks, ptr, end, state,
+                      start, budget, turn_src, n_turns, turn_cols, count_canonical, out, cap, out_cols, counters,
+                      0, 0);
 }
 
 /* ---------------------------------------------------------------------------------------------------------

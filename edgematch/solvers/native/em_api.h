@@ -12,6 +12,31 @@
 const char *em_compiler(void);
 
 /* ckernel.c */
+
+/* The plain loop's row look-ahead (rows.py builds it; ckernel.c's rows_build says how it prunes). A segment is a
+ * run of positions filling cells west to east, each keyed on its west neighbour (the one before it) and on a
+ * label placed before the segment began. Slots: each (combo, other key label) group's candidates, 64 to a word;
+ * `free` has the bit of every slot whose tile type has a copy left. */
+typedef struct {
+    int64_t span;              /* entries per segment in `table`: its longest segment + 1 */
+    int64_t words;             /* words of `free` */
+    int64_t types;             /* tile types */
+    const int32_t *seg_of;     /* [P] the segment of each position, -1: none */
+    const int32_t *seg_first;  /* [S] its first position */
+    const int32_t *seg_len;    /* [S] its positions */
+    const int32_t *check;      /* [P] the entry of `table` a candidate's east label must be in (0: every label) */
+    const int32_t *group_base; /* [P] the first group of each position's combo (combo x width) */
+    const int32_t *group_word; /* [G] the first word of each group (G = combos x width) */
+    const int32_t *group_words;/* [G] its words */
+    const uint8_t *slot_west;  /* [words * 64] the west label of each slot's candidate */
+    const uint8_t *slot_east;  /* [words * 64] its east label */
+    const int32_t *type_first; /* [T + 1] where each tile type's words start in type_word */
+    const int32_t *type_word;  /* the words holding a type's slots, by type */
+    const uint64_t *type_bits; /* and its bits in each */
+    uint64_t *table;           /* [1 + S * span] written: entry 0 every label, then each segment's entries */
+    uint64_t *free;            /* [words] written */
+} em_rows_t;
+
 int64_t em_search(
     const uint32_t *order, int64_t P,
     const uint32_t *key_a, const uint32_t *key_b, const uint32_t *base,
@@ -23,7 +48,7 @@ int64_t em_search(
     int64_t *state, int64_t start, int64_t budget,
     const int32_t *turn_src, int64_t n_turns, int64_t turn_cols,
     int64_t count_canonical, uint32_t *out, int64_t cap, int64_t out_cols,
-    int64_t *counters);
+    int64_t *counters, const em_rows_t *rows);
 
 int64_t em_propagate(
     int64_t n, int64_t P, int64_t flags,

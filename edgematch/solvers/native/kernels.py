@@ -168,9 +168,10 @@ def _own(array: np.ndarray, dtype: np.dtype, name: str) -> np.ndarray:
 
 def bind(tables: Tables, start: int, distinct: bool, type_left: np.ndarray, placed: np.ndarray, vis: np.ndarray,
          picks: np.ndarray, ptr: np.ndarray, end: np.ndarray, state: np.ndarray, out: np.ndarray,
-         counters: np.ndarray) -> Step:
+         counters: np.ndarray, rows_scratch: tuple[np.ndarray, np.ndarray] | None = None) -> Step:
     """A function running the plain search (``em_search``) on these arrays for a node budget (returns the
-    loop's code).
+    loop's code); with ``tables.rows`` and its scratch arrays (:meth:`RowTables.scratch`), with the row
+    look-ahead.
 
     The arrays belong to one search and are never reallocated, so the C pointers are taken once here and a
     step costs one foreign call."""
@@ -207,10 +208,38 @@ def bind(tables: Tables, start: int, distinct: bool, type_left: np.ndarray, plac
         p("turn_src"), a["turn_src"].shape[0], a["turn_src"].shape[1] if a["turn_src"].ndim == 2 else 0,
         int(bool(distinct)), p("out", out), out.shape[0], out.shape[1], p("counters", counters),
     )
+    rows, rows_kept = (ffi.NULL, None) if tables.rows is None or rows_scratch is None else \
+        rows_struct(tables, rows_scratch)
     search = lib.em_search
-    keep = (a, owned)  # the closure holds every array it points into (the pointers do too)
+    keep = (a, owned, rows_kept)  # the closure holds every array it points into (the pointers do too)
 
     def step_c(budget: int, _keep: object = keep) -> int:
-        return search(*head, budget, *tail)
+        return search(*head, budget, *tail, rows)
 
     return step_c
+
+
+def rows_struct(tables: Tables, scratch: tuple[np.ndarray, np.ndarray]) -> tuple[Any, list[Any]]:
+    """The ``em_rows_t`` of ``tables.rows`` with the loop's scratch arrays (:meth:`RowTables.scratch`), each array
+    checked for the length the loop reads, and the pointers it holds (kept alive with it)."""
+    rows = tables.rows
+    assert rows is not None
+    positions, n_types = tables.positions, len(tables.type_count)
+    groups = max(len(tables.tab_start) // (tables.free_label + 1) ** 2, 1) * (tables.free_label + 1)
+    table, free = scratch
+    shapes = {"seg_of": (np.int32, positions), "seg_first": (np.int32, rows.segments),
+              "seg_len": (np.int32, rows.segments), "check": (np.int32, positions), "group_base": (np.int32, positions),
+              "group_word": (np.int32, groups), "group_words": (np.int32, groups),
+              "slot_west": (np.uint8, rows.words * 64), "slot_east": (np.uint8, rows.words * 64),
+              "type_first": (np.int32, n_types + 1), "type_word": (np.int32, len(rows.type_word)),
+              "type_bits": (np.uint64, len(rows.type_word))}
+    struct = ffi.new("em_rows_t *")
+    struct.span, struct.words, struct.types = rows.span, rows.words, n_types
+    kept = [struct]
+    for name, (dtype, length) in shapes.items():
+        kept.append(pointer(getattr(rows, name), dtype, name, (length,), writes=False))
+        setattr(struct, name, kept[-1])
+    for name, array, length in (("table", table, 1 + rows.segments * rows.span), ("free", free, rows.words)):
+        kept.append(pointer(array, np.uint64, name, (length,)))
+        setattr(struct, name, kept[-1])
+    return struct, kept

@@ -53,7 +53,8 @@ class Search:
             place(tables, p, i, self.type_left, self.placed, self.vis)
             self.picks[p] = i
         self._step = kernels.bind(tables, self.start, self.distinct, self.type_left, self.placed, self.vis,
-                                  self.picks, self.ptr, self.end, self.state, self.out, self.counters)
+                                  self.picks, self.ptr, self.end, self.state, self.out, self.counters,
+                                  tables.rows.scratch() if tables.rows is not None else None)
 
     def below(self, prefix: tuple[int, ...]) -> None:
         """Search again from the start, below another prefix of the same length: the arrays (and the loop bound

@@ -43,6 +43,7 @@ from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.encodings.domains import anchor
 from edgematch.errors import EdgematchError, UsageError
+from edgematch.solvers.native.rows import RowTables, row_tables
 
 ORDERS = ("auto", "row", "spiral", "frame", "band2")
 # indices the plain loop reads are unsigned 32-bit (half the cache of 64-bit ones)
@@ -361,6 +362,7 @@ class Tables:
     folded: int = 1            # board turns the anchor folds away (each board stands for this many)
     masks: MaskKeys | None = None  # every cell's keys for every set of placed neighbours (propagation only)
     vis_labels: tuple[int, ...] = ()  # the visible label of each visible label id (cand_vis, vis0)
+    rows: RowTables | None = None  # the plain loop's row look-ahead, when on and some run of cells allows it
 
     @property
     def raw_multiplier(self) -> int:
@@ -414,16 +416,19 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
 
 @collector_paused()
 def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False,
-                 cells: list[int] | None = None, values: str = "index", deadline: float | None = None) -> Tables:
+                 cells: list[int] | None = None, values: str = "index", deadline: float | None = None,
+                 lookahead: bool = False) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
     fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc).
     ``values`` orders each bucket's candidates: ``index`` (tile types in the file's order) or ``rare``
     (:func:`rarity_rank`). ``masks`` adds every cell's keys for any set of placed neighbours
     (:class:`MaskKeys`: the search with propagation picks its cells as it goes). ``cells`` gives the fill order
     itself (every cell once; named ``order`` in the tables), e.g. the memoised count's join fills a region
-    bottom-up. With a ``deadline`` (a ``clock.now()`` instant: the caller's time limit, which building
-    counts against) it raises :class:`BuildTimedOut` once that passes, looking at the clock between steps (and
-    per candidate table), so a run whose set-up cannot fit its limit ends near it instead of after the build."""
+    bottom-up. ``lookahead`` adds the plain loop's row look-ahead (:mod:`edgematch.solvers.native.rows`) where
+    the fill order has runs of cells it applies to. With a ``deadline`` (a ``clock.now()`` instant: the caller's
+    time limit, which building counts against) it raises :class:`BuildTimedOut` once that passes, looking at the
+    clock between steps (and per candidate table), so a run whose set-up cannot fit its limit ends near it
+    instead of after the build."""
     n = puzzle.size
     order = auto_order(puzzle) if order == "auto" else order
     types = tile_types(puzzle)
@@ -487,7 +492,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
         for s in SIDES:
             turn_src[i, new * 4 + s] = every * 4 + (s - k) % 4
 
-    return Tables(
+    tables = Tables(
         order=np.array(cells, INDEX), key_a=at.key_a, key_b=at.key_b, base=(at.combo * (free + 1) ** 2).astype(INDEX),
         extra_n=at.extra_n, extra_src=at.extra_src, extra_side=at.extra_side,
         tab_start=tab_start, tab_end=tab_end,
@@ -499,6 +504,10 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
         vis_labels=tuple(sorted(vis_ids, key=vis_ids.__getitem__)),
         masks=None if by_mask is None else replace(by_mask, base=(by_mask.base * (free + 1) ** 2).astype(INDEX)),
     )
+    if lookahead:
+        in_time(deadline)
+        tables.rows = row_tables(tables)
+    return tables
 
 
 def shuffled(tables: Tables, rng: np.random.Generator) -> tuple[Tables, np.ndarray]:

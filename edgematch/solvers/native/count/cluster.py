@@ -47,6 +47,7 @@ from edgematch.core.model import Puzzle
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Task
 from edgematch.solvers.native.count.memo import MemoSearch, MemoTable
 from edgematch.solvers.native.count.parts import Split, merge, plan
+from edgematch.solvers.native.rows import RowTables
 from edgematch.solvers.native.search import Outcome, Search, drive, fitting, place
 from edgematch.solvers.native.tables import BuildTimedOut, Tables, build_tables
 from edgematch.solvers.parallel.cluster import connected, distributed, threads
@@ -68,7 +69,7 @@ SPLITS_PER_SECOND = 100  # long parts return at most this often, over the whole 
 QUESTIONS_PER_SECOND = 500  # stop questions per second, at most, over the whole cluster
 
 
-def digest(tables: Tables) -> str:
+def digest(tables: Tables | RowTables) -> str:
     """A hash of the tables' content: the parts of one are the parts of another only when they match."""
     h = hashlib.sha256()
     for name, value in sorted(vars(tables).items()):
@@ -78,6 +79,8 @@ def digest(tables: Tables) -> str:
             h.update(np.ascontiguousarray(value).tobytes())
         elif isinstance(value, (int, str)) or value is None:
             h.update(f"{name}={value!r}".encode())
+        elif isinstance(value, RowTables):  # the look-ahead's tables: the same on both sides, or none on both
+            h.update(digest(value).encode())
     return h.hexdigest()[:32]
 
 
@@ -85,7 +88,7 @@ _built: dict[str, tuple[Puzzle, Tables]] = {}  # per worker process: the puzzle 
 _memos = threading.local()  # per worker thread: its memo table (a table is never shared between threads)
 
 
-def _tables(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: str,
+def _tables(puzzle: Puzzle | bytes, order: str, symmetry: bool, lookahead: bool, expected: str,
             deadline: float | None = None) -> tuple[Puzzle, Tables]:
     """The puzzle (sent pickled: see :func:`run_parts`) and its tables, built once per worker process;
     building stops at ``deadline`` (monotonic: :class:`~edgematch.solvers.native.tables.BuildTimedOut`)."""
@@ -93,7 +96,7 @@ def _tables(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: str,
     if got is None:
         if isinstance(puzzle, bytes):
             puzzle = pickle.loads(puzzle)  # noqa: S301  (the client's own pickle, as Dask's tasks are)
-        tables = build_tables(puzzle, order, symmetry, deadline=deadline)
+        tables = build_tables(puzzle, order, symmetry, deadline=deadline, lookahead=lookahead)
         if digest(tables) != expected:
             raise ChildDied("a Dask worker built other search tables than the client (is it running another "
                             "edgematch version?)")
@@ -118,7 +121,8 @@ def _memo_table(puzzle: Puzzle, tables: Tables, mib: float) -> MemoTable:
     return table
 
 
-def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: str, prefix: tuple[int, ...],
+def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, lookahead: bool, expected: str,
+                prefix: tuple[int, ...],
                 capacity: int, distinct: bool, deadline: float | None, want: int | None, stop_name: str,
                 split_seconds: float | None = SPLIT_SECONDS, stop_poll: float = STOP_POLL_SECONDS,
                 memo: float | None = None) -> tuple[Outcome, list[tuple[int, ...]]]:
@@ -131,7 +135,7 @@ def search_part(puzzle: Puzzle | bytes, order: str, symmetry: bool, expected: st
     ensure_compiled()
     until = clock.from_wall(deadline)  # on this worker's clock, once
     try:
-        puzzle, tables = _tables(puzzle, order, symmetry, expected, until)
+        puzzle, tables = _tables(puzzle, order, symmetry, lookahead, expected, until)
     except BuildTimedOut:
         return Outcome(finished=False, stopped=TIME_LIMIT), []
     table = _memo_table(puzzle, tables, memo) if memo is not None else None
@@ -209,6 +213,7 @@ def run_parts(puzzle: Puzzle, tables: Tables, task: Task, want: int | None, capa
         # the puzzle goes pickled once: Dask pickles a Puzzle argument again for every task (1-8 ms of the client's
         # time each: 343 parts of a 16x16 took 2.4 s of CPU to submit, against 0.3 s for its bytes)
         given = {"puzzle": pickle.dumps(puzzle), "order": tables.order_name, "symmetry": tables.anchor is not None,
+                 "lookahead": tables.rows is not None,
                  "expected": digest(tables), "capacity": capacity, "distinct": task.distinct,
                  "deadline": clock.to_wall(deadline, REPORT_AHEAD), "want": want, "stop_name": tasks.stop_name,
                  "split_seconds": split, "stop_poll": poll, "memo": memo}
