@@ -176,22 +176,29 @@ static void rows_enter(const em_rows_t *EM_RESTRICT r, int64_t d, int64_t start,
  * state[DEPTH] nothing is placed and ptr[depth] is the next candidate to try, end[depth] one past the last.
  * Shapes: order[P]; extra_src, extra_side [P, extra_cols]; cand_edge, cand_vis [C, 4]; vis[n_vis];
  * turn_src [n_turns, turn_cols]; out [cap, out_cols]. `rows`: the row look-ahead, or NULL (the loop is compiled
- * twice, with and without it, so the plain one pays nothing for it). */
-static inline __attribute__((always_inline)) int64_t plain_loop(
-    const uint32_t *EM_RESTRICT order, int64_t P,
-    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
-    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
-    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
-    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
-    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
-    const int32_t *EM_RESTRICT cand_vis, uint64_t width,
-    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, int32_t *EM_RESTRICT vis, int64_t n_vis,
-    uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
-    int64_t *EM_RESTRICT state, int64_t start, int64_t budget,
-    const int32_t *EM_RESTRICT turn_src, int64_t n_turns, int64_t turn_cols,
-    int64_t count_canonical, uint32_t *EM_RESTRICT out, int64_t cap, int64_t out_cols,
-    int64_t *EM_RESTRICT counters, const em_rows_t *EM_RESTRICT rows, const int look)
+ * twice, with and without it, so the plain one pays nothing for it). PLAIN_PARAMS is em_api.h's prototype (the
+ * compiler checks em_search against it), PLAIN_ARGS the same names as arguments. */
+#define PLAIN_PARAMS \
+    const uint32_t *EM_RESTRICT order, int64_t P, \
+    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base, \
+    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src, \
+    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols, \
+    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end, \
+    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge, \
+    const int32_t *EM_RESTRICT cand_vis, uint32_t width32, \
+    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, int32_t *EM_RESTRICT vis, int64_t n_vis, \
+    uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end, \
+    int64_t *EM_RESTRICT state, int64_t start, int64_t budget, \
+    const int32_t *EM_RESTRICT turn_src, int64_t n_turns, int64_t turn_cols, \
+    int64_t count_canonical, uint32_t *EM_RESTRICT out, int64_t cap, int64_t out_cols, \
+    int64_t *EM_RESTRICT counters, const em_rows_t *EM_RESTRICT rows
+#define PLAIN_ARGS order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols, tab_start, tab_end, \
+    cand_type, cand_edge, cand_vis, width32, type_left, placed, vis, n_vis, picks, ptr, end, state, start, budget, \
+    turn_src, n_turns, turn_cols, count_canonical, out, cap, out_cols, counters, rows
+
+static inline __attribute__((always_inline)) int64_t plain_loop(PLAIN_PARAMS, const int look)
 {
+    const uint64_t width = width32;
     int64_t d = state[DEPTH];
     int64_t nodes = counters[NODES];
     const int64_t stop_at = nodes + budget;
@@ -276,20 +283,7 @@ static inline __attribute__((always_inline)) int64_t plain_loop(
     return code;
 }
 
-int64_t em_search(
-    const uint32_t *EM_RESTRICT order, int64_t P,
-    const uint32_t *EM_RESTRICT key_a, const uint32_t *EM_RESTRICT key_b, const uint32_t *EM_RESTRICT base,
-    const uint32_t *EM_RESTRICT extra_n, const uint32_t *EM_RESTRICT extra_src,
-    const uint32_t *EM_RESTRICT extra_side, int64_t extra_cols,
-    const uint32_t *EM_RESTRICT tab_start, const uint32_t *EM_RESTRICT tab_end,
-    const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
-    const int32_t *EM_RESTRICT cand_vis, uint32_t width32,
-    int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, int32_t *EM_RESTRICT vis, int64_t n_vis,
-    uint32_t *EM_RESTRICT picks, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
-    int64_t *EM_RESTRICT state, int64_t start, int64_t budget,
-    const int32_t *EM_RESTRICT turn_src, int64_t n_turns, int64_t turn_cols,
-    int64_t count_canonical, uint32_t *EM_RESTRICT out, int64_t cap, int64_t out_cols,
-    int64_t *EM_RESTRICT counters, const em_rows_t *EM_RESTRICT rows)
+int64_t em_search(PLAIN_PARAMS)
 {
     const uint64_t width = width32;
     if (P <= 0) return FINISHED; /* nothing to place (callers never ask: every cell hinted is solved in Python) */
@@ -300,15 +294,9 @@ int64_t em_search(
     }
     if (rows) {
         rows_enter(rows, state[DEPTH], start, key_b, cand_type, picks, type_left, placed);
-        return plain_loop(order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols, tab_start,
-                          tab_end, cand_type, cand_edge, cand_vis, width, type_left, placed, vis, n_vis, picks, ptr,
-                          end, state, start, budget, turn_src, n_turns, turn_cols, count_canonical, out, cap,
-                          out_cols, counters, rows, 1);
+        return plain_loop(PLAIN_ARGS, 1);
     }
-    return plain_loop(order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols, tab_start, tab_end,
-                      cand_type, cand_edge, cand_vis, width, type_left, placed, vis, n_vis, picks, ptr, end, state,
-                      start, budget, turn_src, n_turns, turn_cols, count_canonical, out, cap, out_cols, counters,
-                      0, 0);
+    return plain_loop(PLAIN_ARGS, 0); /* rows is NULL: the loop without the look-ahead */
 }
 
 /* ---------------------------------------------------------------------------------------------------------
