@@ -43,11 +43,9 @@ def _boards(seeds: range) -> list[tuple[str, Puzzle]]:
     return out
 
 
-def _searched(tables, budget: int | None = None, capacity: int = 0, want: int | None = None):
-    """Count (or store up to ``want``) over ``tables``, in one call or in slices of ``budget`` nodes."""
+def _searched(tables, budget: int, capacity: int = 0, want: int | None = None):
+    """Count (or store up to ``want``) over ``tables`` in slices of ``budget`` nodes."""
     search = Search(tables, capacity=capacity)
-    if budget is None:
-        return drive(search, want=want)
     found = []
     while not search.finished and (want is None or len(found) < want):
         search.step(budget)
@@ -113,14 +111,12 @@ def test_stopping_and_resuming_anywhere_counts_the_same():
         assert [tuple(x) for x in stored] == [tuple(x) for x in drive(Search(tables, capacity=8),
                                                                       want=FIRST).found[:FIRST]]
         parts, _ = prefixes(tables, 12)
-        total = 0
         search = Search(tables, parts[0])
         for prefix in parts:
             search.below(prefix)
             while not search.finished:
                 search.step(5)
-        total = search.solutions
-        assert total == plain.solutions, name
+        assert search.solutions == plain.solutions, name
 
 
 def test_segments_follow_the_runs_of_cells_filled_west_to_east():
