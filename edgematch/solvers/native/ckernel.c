@@ -66,13 +66,13 @@ static inline __attribute__((always_inline)) int64_t look_fit(
     const int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
     const uint32_t *EM_RESTRICT placed, const int look, const uint64_t east_ok) {
     if (n_extra == 0) {
-        while (i < e && (type_left[cand_type[i]] <= 0 || (look && !((east_ok >> cand_edge[i * 4 + 1]) & 1)))) i++;
+        while (i < e && ((look && !((east_ok >> cand_edge[i * 4 + 1]) & 1)) || type_left[cand_type[i]] <= 0)) i++;
         return i;
     }
     for (; i < e; i++) {
-        if (type_left[cand_type[i]] <= 0) continue;
         const uint32_t *edge = cand_edge + i * 4;
         if (look && !((east_ok >> edge[1]) & 1)) continue;
+        if (type_left[cand_type[i]] <= 0) continue;
         int64_t x = 0;
         while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
         if (x == n_extra) break;
@@ -112,7 +112,7 @@ static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_
  * same order, in fewer nodes. The free tiles are kept as a bit per candidate (slot), set and cleared when a type's
  * last copy is placed or freed. */
 static inline void rows_flip(const em_rows_t *EM_RESTRICT r, uint32_t type, int on) {
-    for (int32_t k = r->type_first[type]; k < r->type_first[type + 1]; k++) {
+    for (int64_t k = (int64_t)type * r->pairs, e = k + r->pairs; k < e; k++) { /* a fixed count: no mispredicts */
         if (on)
             r->free[r->type_word[k]] |= r->type_bits[k];
         else

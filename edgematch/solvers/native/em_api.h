@@ -16,11 +16,13 @@ const char *em_compiler(void);
 /* The plain loop's row look-ahead (rows.py builds it; ckernel.c's rows_build says how it prunes). A segment is a
  * run of positions filling cells west to east, each keyed on its west neighbour (the one before it) and on a
  * label placed before the segment began. Slots: each (combo, other key label) group's candidates, 64 to a word;
- * `free` has the bit of every slot whose tile type has a copy left. */
+ * `free` has the bit of every slot whose tile type has a copy left (and one spare word, past the last, that the
+ * padding pairs point at). */
 typedef struct {
     int64_t span;              /* entries per segment in `table`: its longest segment + 1 */
     int64_t words;             /* words of `free` */
     int64_t types;             /* tile types */
+    int64_t pairs;             /* (word, bits) pairs per tile type, padded with (words, 0) */
     const int32_t *seg_of;     /* [P] the segment of each position, -1: none */
     const int32_t *seg_first;  /* [S] its first position */
     const int32_t *seg_len;    /* [S] its positions */
@@ -30,11 +32,10 @@ typedef struct {
     const int32_t *group_words;/* [G] its words */
     const uint8_t *slot_west;  /* [words * 64] the west label of each slot's candidate */
     const uint8_t *slot_east;  /* [words * 64] its east label */
-    const int32_t *type_first; /* [T + 1] where each tile type's words start in type_word */
-    const int32_t *type_word;  /* the words holding a type's slots, by type */
-    const uint64_t *type_bits; /* and its bits in each */
+    const int32_t *type_word;  /* [T * pairs] the words holding each tile type's slots */
+    const uint64_t *type_bits; /* [T * pairs] and its bits in each */
     uint64_t *table;           /* [1 + S * span] written: entry 0 every label, then each segment's entries */
-    uint64_t *free;            /* [words] written */
+    uint64_t *free;            /* [words + 1] written */
 } em_rows_t;
 
 int64_t em_search(

@@ -231,15 +231,14 @@ def rows_struct(tables: Tables, scratch: tuple[np.ndarray, np.ndarray]) -> tuple
               "seg_len": (np.int32, rows.segments), "check": (np.int32, positions), "group_base": (np.int32, positions),
               "group_word": (np.int32, groups), "group_words": (np.int32, groups),
               "slot_west": (np.uint8, rows.words * 64), "slot_east": (np.uint8, rows.words * 64),
-              "type_first": (np.int32, n_types + 1), "type_word": (np.int32, len(rows.type_word)),
-              "type_bits": (np.uint64, len(rows.type_word))}
+              "type_word": (np.int32, n_types * rows.pairs), "type_bits": (np.uint64, n_types * rows.pairs)}
     struct = ffi.new("em_rows_t *")
-    struct.span, struct.words, struct.types = rows.span, rows.words, n_types
+    struct.span, struct.words, struct.types, struct.pairs = rows.span, rows.words, n_types, rows.pairs
     kept = [struct]
     for name, (dtype, length) in shapes.items():
         kept.append(pointer(getattr(rows, name), dtype, name, (length,), writes=False))
         setattr(struct, name, kept[-1])
-    for name, array, length in (("table", table, 1 + rows.segments * rows.span), ("free", free, rows.words)):
+    for name, array, length in (("table", table, 1 + rows.segments * rows.span), ("free", free, rows.words + 1)):
         kept.append(pointer(array, np.uint64, name, (length,)))
         setattr(struct, name, kept[-1])
     return struct, kept

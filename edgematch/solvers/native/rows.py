@@ -58,9 +58,9 @@ class RowTables:
     group_words: np.ndarray  # int32 [G] its words
     slot_west: np.ndarray    # uint8 [words * 64] west label of each slot's candidate
     slot_east: np.ndarray    # uint8 [words * 64] east label
-    type_first: np.ndarray   # int32 [T + 1] where each type's words start in type_word
-    type_word: np.ndarray    # int32 the words holding each type's slots, by type
-    type_bits: np.ndarray    # uint64 its slots' bits in each
+    pairs: int               # (word, bits) pairs per tile type: the most words any type has slots in
+    type_word: np.ndarray    # int32 [T * pairs] the words holding each type's slots; padding: the spare word
+    type_bits: np.ndarray    # uint64 [T * pairs] its slots' bits in each (0 in the padding)
 
     @property
     def words(self) -> int:
@@ -72,8 +72,8 @@ class RowTables:
 
     def scratch(self) -> tuple[np.ndarray, np.ndarray]:
         """The two arrays the loop writes (one pair per search): the segments' tables, entry 0 every label, and
-        the free candidates' bits."""
-        return np.zeros(1 + self.segments * self.span, np.uint64), np.zeros(self.words, np.uint64)
+        the free candidates' bits, with a spare word the padding pairs write into."""
+        return np.zeros(1 + self.segments * self.span, np.uint64), np.zeros(self.words + 1, np.uint64)
 
 
 def row_tables(tables: Compiled) -> RowTables | None:
@@ -133,19 +133,24 @@ def row_tables(tables: Compiled) -> RowTables | None:
     slot_west, slot_east = np.zeros(words * 64, np.uint8), np.zeros(words * 64, np.uint8)
     slot_west[slot] = cand_bucket[by_group] // width % width  # key a's label: the candidate's west side
     slot_east[slot] = tables.cand_edge.reshape(-1, 4)[cand, 1]
-    # each type's slots as (word, bits) pairs, one per word it has slots in
+    # each type's slots as (word, bits) pairs, one per word it has slots in, as many for every type (a loop of
+    # fixed length): the padding writes no bit into the spare word past the last
     types = tables.cand_type.astype(np.int64)[cand]
     pairs, where = np.unique(np.stack([types, slot // 64]), axis=1, return_inverse=True)
     bits = np.zeros(pairs.shape[1], np.uint64)
     np.bitwise_or.at(bits, where.reshape(-1), np.left_shift(np.uint64(1), (slot % 64).astype(np.uint64)))
-    type_first = np.searchsorted(pairs[0], np.arange(len(tables.type_count) + 1))
+    n_types = len(tables.type_count)
+    per_type = np.bincount(pairs[0], minlength=n_types)
+    stride = max(int(per_type.max()), 1)
+    at = pairs[0] * stride + _within(per_type)
+    type_word, type_bits = np.full(n_types * stride, words, np.int64), np.zeros(n_types * stride, np.uint64)
+    type_word[at], type_bits[at] = pairs[1], bits
     i32 = np.int32
     return RowTables(
         span=span, seg_of=seg_of.astype(i32), seg_first=seg_first.astype(i32), seg_len=seg_len.astype(i32),
         check=check.astype(i32), group_base=(tables.base.astype(np.int64) // per_combo * width).astype(i32),
         group_word=group_word.astype(i32), group_words=group_words.astype(i32),
-        slot_west=slot_west, slot_east=slot_east, type_first=type_first.astype(i32),
-        type_word=pairs[1].astype(i32), type_bits=bits,
+        slot_west=slot_west, slot_east=slot_east, pairs=stride, type_word=type_word.astype(i32), type_bits=type_bits,
     )
 
 
