@@ -62,6 +62,35 @@ def test_the_estimate_is_near_the_true_count(spec):
     assert guess.seconds > 0 and guess.nodes_per_second > 0
 
 
+@pytest.mark.parametrize("order", ["row", "frame"])
+def test_probes_walk_the_tree_of_the_loop_with_the_row_look_ahead(order, monkeypatch):
+    """With the look-ahead's tables the probes follow the loop that uses them: probes from the root are its count
+    (nodes and boards), random walks come near it, and slices of 1,000 nodes give what one call gives (on the
+    small trees). It cuts the tree on some of these boards, so the probes see another tree than without it."""
+    from edgematch.solvers.native.count import estimate as module
+
+    cut = 0
+    for spec in BOARDS:
+        puzzle, _ = generate(spec)
+        tables = build_tables(puzzle, order, symmetry=True, lookahead=True)
+        assert tables.rows is not None
+        truth = plain(tables)
+        cut += truth.nodes < plain(build_tables(puzzle, order, symmetry=True)).nodes
+        e = knuth(tables, probes=2, seed=9, exact_from=0)
+        assert (e.nodes, e.boards) == (truth.nodes, truth.solutions), spec
+        walk = knuth(tables, probes=50_000, seed=3)
+        assert truth.nodes / 2 <= walk.nodes <= truth.nodes * 2, spec
+        if truth.nodes > 1_000_000:  # slices of 1,000 nodes through whole trees: the small trees
+            continue
+        asked = [(3, 0), (300, 3), (300, tables.positions)]  # whole trees, subtrees, plain walks
+        whole = [knuth(tables, probes=k, seed=5, exact_from=x) for k, x in asked]
+        with monkeypatch.context() as m:
+            m.setattr(module, "FIRST_BUDGET", 1)
+            m.setattr(module, "SLICE_SECONDS", 0.0)
+            assert [knuth(tables, probes=k, seed=5, exact_from=x) for k, x in asked] == whole, spec
+    assert cut >= 2
+
+
 def test_the_published_clue_puzzle_is_estimated_within_a_factor_of_two():
     puzzle = edgematch.read_puzzle(DATA / "e2-clue3.json")
     guess = edgematch.estimate(puzzle, seconds=1.0)
@@ -125,6 +154,7 @@ def test_count_estimate_follows_the_order_asked_for_and_refuses_what_it_would_ig
         data = json.loads(runner.invoke(app, ["count", str(puzzle), "--estimate", "--order", order, "-t", "0.3",
                                               "--json"]).stdout)
         assert data["order"] == order
+        assert data["lookahead"] == (order == "row")  # the count's own tree: with the look-ahead in the row order
     spiral = edgematch.estimate(edgematch.read_puzzle(puzzle), seconds=0.3, order="spiral")
     assert 2_195_647_488 / 4 <= spiral.raw <= 2_195_647_488 * 4  # another tree, the same solutions
     for extra, named in ((["--order", "dynamic"], "static fill order"), (["-b", "cpsat"], "--backend cpsat"),

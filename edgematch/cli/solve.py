@@ -230,7 +230,8 @@ def _show_estimate(e: Any, file: Path, as_json: bool, interrupted: bool = False)
 
     how = f"{e.probes:,} random probes of the native count's tree" if e.probes else \
         "so small a tree that it was counted: these are exact"
-    table.add_row("estimate", f"{file} ({'not counted' if e.probes else 'counted'}): {how} ({e.order} order) "
+    order = f"{e.order} order" + (", with the row look-ahead" if e.lookahead else "")
+    table.add_row("estimate", f"{file} ({'not counted' if e.probes else 'counted'}): {how} ({order}) "
                               f"in {e.elapsed:.2f} s" + (" (interrupted)" if interrupted else ""))
     if e.none_met:
         table.add_row("solutions", none_met_text(e))

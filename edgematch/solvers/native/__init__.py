@@ -59,6 +59,7 @@ from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
 from edgematch.solvers.native.first.propagate import Propagation, propagation
 from edgematch.solvers.native.first.sweep import HANDOVER_SECONDS
+from edgematch.solvers.native.rows import auto_lookahead
 from edgematch.solvers.native.tables import (
     DEFAULT_ORDER,
     ORDERS,
@@ -477,13 +478,11 @@ class NativeBackend(Backend):
 
 
 def lookahead(options: dict, order: str) -> bool:
-    """Whether the plain loop runs with the row look-ahead (option ``lookahead``: on, off, or auto, the default: in
-    the row order). Families suite, seeds 1-5, 10 s, one core: in the row order it found the same solutions
-    1.1-1.2x sooner (native:dfs, e2-like 7x7 and framed 8x8) and counted a 7x7 peak board 1.23x sooner; in the
-    frame order (the clue-like 12x6) 1.4-4.6x later: short inside rows of few colours, where it rarely cuts."""
+    """Whether the plain loop runs with the row look-ahead (option ``lookahead``: on, off, or auto, the default:
+    :func:`~edgematch.solvers.native.rows.auto_lookahead`, in the row order)."""
     value = options.get("lookahead", "auto")
     if str(value).lower() == "auto":
-        return order == "row"
+        return auto_lookahead(order)
     return on_off(value, "lookahead")
 
 

@@ -577,7 +577,8 @@ int64_t em_propagate(
  * estimate of the number of nodes at that depth, and at the last depth of the number of solutions (boards).
  * From depth `exact_from` on (P: never) a probe counts the subtree below its path exactly instead and adds
  * it times its weight, still unbiased, with far less spread where solutions are rare deep in the tree.
- * Same tables and node meaning as em_search (a node is one placement).
+ * Same tables and node meaning as em_search (a node is one placement); with `rows` (not NULL) the tree of the
+ * loop with the row look-ahead: a candidate it would skip is no choice, and the tables are built where it builds them.
  *
  * Resumable, as em_search: a call runs until `probes` probes are done (FINISHED) or until it has spent
  * `budget` nodes (random steps and exact nodes alike; BUDGET), so one call returns within a bounded slice
@@ -603,11 +604,13 @@ typedef struct {
     const uint32_t *key_a, *key_b, *base, *extra_n, *extra_src, *extra_side; int64_t extra_cols;
     const uint32_t *tab_start, *tab_end, *cand_type, *cand_edge; uint64_t width;
     int32_t *type_left; uint32_t *placed;
+    const em_rows_t *rows;
 } probe_t;
 
 static inline int probe_fits(const probe_t *g, int64_t d, int64_t i) {
     if (g->type_left[g->cand_type[i]] <= 0) return 0;
     const uint32_t *edge = g->cand_edge + i * 4;
+    if (g->rows && !((g->rows->table[g->rows->check[d]] >> edge[1]) & 1)) return 0;
     for (int64_t x = 0; x < (int64_t)g->extra_n[d]; x++)
         if (edge[g->extra_side[d * g->extra_cols + x]] != g->placed[g->extra_src[d * g->extra_cols + x]]) return 0;
     return 1;
@@ -617,10 +620,20 @@ static inline uint64_t probe_bucket(const probe_t *g, int64_t d) {
     return (uint64_t)g->base[d] + (uint64_t)g->placed[g->key_a[d]] * g->width + (uint64_t)g->placed[g->key_b[d]];
 }
 
+/* Place candidate i at depth d; with the look-ahead, its type's bits go with its last copy, and the tables of a
+ * segment beginning at d + 1 are built. */
 static inline void probe_place(const probe_t *g, int64_t d, int64_t i) {
-    g->type_left[g->cand_type[i]] -= 1;
+    if (--g->type_left[g->cand_type[i]] == 0 && g->rows) rows_flip(g->rows, g->cand_type[i], 0);
     const int64_t cell = (int64_t)g->order[d] * 4;
     for (int s = 0; s < 4; s++) g->placed[cell + s] = g->cand_edge[i * 4 + s];
+    if (g->rows && d + 1 < g->P) {
+        const int32_t seg = g->rows->seg_of[d + 1];
+        if (seg >= 0 && g->rows->seg_first[seg] == d + 1) rows_build(g->rows, seg, g->key_b, g->placed);
+    }
+}
+
+static inline void probe_lift(const probe_t *g, uint32_t i) { /* the tile of candidate i is free again */
+    if (g->type_left[g->cand_type[i]]++ == 0 && g->rows) rows_flip(g->rows, g->cand_type[i], 1);
 }
 
 static inline uint64_t probe_next(uint64_t *s) { return em_next(s); } /* xorshift64* */
@@ -635,10 +648,11 @@ int64_t em_probe(
     int32_t *EM_RESTRICT type_left, uint32_t *EM_RESTRICT placed, uint32_t *EM_RESTRICT picks,
     uint32_t *EM_RESTRICT scratch, uint32_t *EM_RESTRICT ptr, uint32_t *EM_RESTRICT end,
     int64_t probes, uint64_t seed, int64_t exact_from, int64_t exact_cap, int64_t budget,
-    int64_t *EM_RESTRICT state, double *EM_RESTRICT acc, double *EM_RESTRICT level, double *EM_RESTRICT stats)
+    int64_t *EM_RESTRICT state, double *EM_RESTRICT acc, double *EM_RESTRICT level, double *EM_RESTRICT stats,
+    const em_rows_t *EM_RESTRICT rows)
 {
     const probe_t g = {order, P, key_a, key_b, base, extra_n, extra_src, extra_side, extra_cols,
-                       tab_start, tab_end, cand_type, cand_edge, width32, type_left, placed};
+                       tab_start, tab_end, cand_type, cand_edge, width32, type_left, placed, rows};
     uint64_t rng = (uint64_t)state[P_RNG];
     if (rng == 0) {
         rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
@@ -648,6 +662,9 @@ int64_t em_probe(
     int64_t plain = state[P_PLAIN]; /* this probe's exact part passed the cap: it walks to the end */
     int64_t spent = 0, code = FINISHED;
     if (P <= 0) k = probes;
+    if (rows && P > 0) /* the look-ahead's bits and tables as the probe in progress left them (none: at the root) */
+        rows_enter(rows, phase == PHASE_EXACT ? at : phase == PHASE_WALK ? d : 0, 0, key_b, cand_type, picks,
+                   type_left, placed);
     while (k < probes) {
         if (phase == PHASE_NEW) {
             acc[A_WEIGHT] = 1.0;
@@ -697,12 +714,12 @@ int64_t em_probe(
                     ptr[at] = (uint32_t)i;
                     if (at == x) { done = 1; break; }
                     at--;
-                    type_left[cand_type[picks[at]]] += 1;
+                    probe_lift(&g, picks[at]);
                     continue;
                 }
                 if (spent >= budget) break; /* resumes at this candidate */
                 if (exact_cap > 0 && nodes >= exact_cap) { /* give the subtree up: walk on from depth x */
-                    for (int64_t q = x; q < at; q++) type_left[cand_type[picks[q]]] += 1;
+                    for (int64_t q = x; q < at; q++) probe_lift(&g, picks[q]);
                     nodes = boards = 0.0;
                     plain = 1;
                     stats[6] += 1.0;
@@ -745,7 +762,7 @@ int64_t em_probe(
         stats[4] += (double)d;
         stats[5] += sols > 0.0;
         const int64_t placed_to = d < P ? d : P; /* the walk's placements (the exact part lifted its own) */
-        for (int64_t q = 0; q < placed_to; q++) type_left[cand_type[picks[q]]] += 1; /* placed[] is rewritten before read */
+        for (int64_t q = 0; q < placed_to; q++) probe_lift(&g, picks[q]); /* placed[] is rewritten before read */
         phase = PHASE_NEW;
         k++;
     }

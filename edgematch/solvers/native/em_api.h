@@ -77,7 +77,7 @@ int64_t em_probe(
     int32_t *type_left, uint32_t *placed, uint32_t *picks,
     uint32_t *scratch, uint32_t *ptr, uint32_t *end,
     int64_t probes, uint64_t seed, int64_t exact_from, int64_t exact_cap, int64_t budget,
-    int64_t *state, double *acc, double *level, double *stats);
+    int64_t *state, double *acc, double *level, double *stats, const em_rows_t *rows);
 
 int64_t em_memo(
     const uint32_t *order, int64_t P,

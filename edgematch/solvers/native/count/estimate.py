@@ -20,7 +20,8 @@ from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.errors import Interrupted
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.tables import Tables, build_tables
+from edgematch.solvers.native.rows import auto_lookahead
+from edgematch.solvers.native.tables import Tables, auto_order, build_tables
 
 SUBTREE = 2_000  # nodes a probe's exact subtree holds on average
 BATCHES = 10  # independent batches, for the spread
@@ -63,9 +64,10 @@ def _mean_se(total: float, squares: float, k: int) -> tuple[float, float]:
 
 def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int | None = None,
           deadline: float | None = None, at_least: int = 0, exact_cap: int = 0) -> TreeEstimate:
-    """Estimate the plain search's tree over ``tables`` (their fill order) from ``probes`` random probes, each
-    counting exactly below depth ``exact_from`` (default: never) unless that takes more than ``exact_cap``
-    nodes (0: no cap), when it walks on at random instead (unbiased either way: see ``em_probe``).
+    """Estimate the plain search's tree over ``tables`` (their fill order; with the row look-ahead when they have
+    it, ``tables.rows``) from ``probes`` random probes, each counting exactly below depth ``exact_from`` (default:
+    never) unless that takes more than ``exact_cap`` nodes (0: no cap), when it walks on at random instead
+    (unbiased either way: see ``em_probe``).
 
     ``em_probe`` runs in slices of about :data:`SLICE_SECONDS` (a node budget per call), so an exact subtree
     of any size never holds the process: between slices Ctrl-C raises as usual, and past ``deadline`` (a
@@ -95,7 +97,9 @@ def knuth(tables: Tables, probes: int = 10_000, seed: int = 1, exact_from: int |
             tables.free_label + 1, p("type_left", type_left), p("placed", placed), p("picks", picks),
             p("scratch", scratch), p("ptr", ptr), p("end", end), probes, seed & (2**64 - 1), exact,
             max(0, exact_cap))
-    tail = (p("state", state), p("acc", acc), p("level", level), p("stats", stats))
+    rows, rows_kept = (kernels.ffi.NULL, None) if tables.rows is None else \
+        kernels.rows_struct(tables, tables.rows.scratch())  # rows_kept: the arrays it points into, kept alive
+    tail = (p("state", state), p("acc", acc), p("level", level), p("stats", stats), rows)
 
     def so_far(cut: bool) -> TreeEstimate:
         done = int(state[0])
@@ -164,6 +168,7 @@ class CountEstimate:
     order: str
     elapsed: float
     met: int = 0
+    lookahead: bool = False  # the tree and rate of the loop with the row look-ahead (as the count runs it)
 
     def as_dict(self) -> dict[str, float | int | str]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -210,12 +215,14 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
 
 def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> CountEstimate:
     start = clock.now()
-    tables = build_tables(puzzle, order, symmetry=True)
+    fill = auto_order(puzzle) if order == "auto" else order
+    tables = build_tables(puzzle, fill, symmetry=True, lookahead=auto_lookahead(fill))  # the count's own tables
     P = tables.positions
     per_board = tables.raw_multiplier
     turns = tables.turn_src.shape[0] + 1  # board turns the canonical test tells apart (1: folded by an anchor)
     if P == 0:
-        return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0)
+        return CountEstimate(0, 0, 0, per_board, per_board, per_board, 1, 0, 0, 0, 0, 0, tables.order_name, 0.0,
+                             lookahead=tables.rows is not None)
 
     def at(share: float) -> float:  # the clock when this share of the time is spent (a little on, if past)
         return max(start + seconds * share, clock.now() + 0.01)
@@ -234,7 +241,7 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
             rate = whole.nodes / whole.seconds if whole.seconds > 0 else 0.0
             return CountEstimate(whole.nodes, whole.nodes, whole.nodes, raw, raw, raw, distinct, rate,
                                  whole.seconds, 0, 0, P, tables.order_name, clock.now() - start,
-                                 met=int(whole.solutions > 0))
+                                 met=int(whole.solutions > 0), lookahead=tables.rows is not None)
     exact_from = _exact_from(tables, pilot, seed, seconds, at(0.35))
     rate = _rate(tables, max(0.01, min(0.2, (at(0.85) - clock.now()) * 0.2)))
     batch, runs = 200, []
@@ -255,11 +262,11 @@ def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> Co
     except KeyboardInterrupt as stop:
         if isinstance(stop, Interrupted) and isinstance(stop.result, TreeEstimate) and stop.result.probes:
             runs.append(stop.result)  # the batch under way: its probes done
-        partial = _combined(runs, per_board, turns, rate, exact_from, P, tables.order_name, start) if runs else None
+        partial = _combined(runs, per_board, turns, rate, exact_from, tables, start) if runs else None
         raise Interrupted(partial) from None
     if not runs:  # not one probe counting exactly was done in the time: the pilot's plain walks are the estimate
         runs, exact_from = [pilot], P
-    return _combined(runs, per_board, turns, rate, exact_from, P, tables.order_name, start)
+    return _combined(runs, per_board, turns, rate, exact_from, tables, start)
 
 
 def _exact_from(tables: Tables, pilot: TreeEstimate, seed: int, seconds: float, by: float) -> int:
@@ -286,8 +293,8 @@ def _exact_from(tables: Tables, pilot: TreeEstimate, seed: int, seconds: float, 
     return high
 
 
-def _combined(runs: list[TreeEstimate], per_board: float, turns: int, rate: float, exact_from: int, P: int,
-              order: str, start: float) -> CountEstimate:
+def _combined(runs: list[TreeEstimate], per_board: float, turns: int, rate: float, exact_from: int,
+              tables: Tables, start: float) -> CountEstimate:
     """The estimate from the batches ``runs`` (each with probes done)."""
     probes = sum(r.probes for r in runs)
     nodes = sum(r.nodes * r.probes for r in runs) / probes
@@ -299,5 +306,5 @@ def _combined(runs: list[TreeEstimate], per_board: float, turns: int, rate: floa
         raw=boards * per_board, raw_low=min(boards_m) * per_board, raw_high=max(boards_m) * per_board,
         distinct=boards / turns,
         nodes_per_second=rate, seconds=nodes / rate if rate > 0 else float("inf"),
-        probes=probes, exact_from=exact_from, positions=P, order=order,
-        elapsed=clock.now() - start, met=sum(r.met for r in runs))
+        probes=probes, exact_from=exact_from, positions=tables.positions, order=tables.order_name,
+        elapsed=clock.now() - start, met=sum(r.met for r in runs), lookahead=tables.rows is not None)
