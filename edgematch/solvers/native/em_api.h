@@ -20,7 +20,7 @@ const char *em_compiler(void);
  * padding pairs point at). */
 typedef struct {
     int64_t span;              /* entries per segment in `table`: its longest segment + 1 */
-    int64_t words;             /* words of `free` */
+    int64_t words;             /* words of slots (`free` has one more: the spare) */
     int64_t types;             /* tile types */
     int64_t pairs;             /* (word, bits) pairs per tile type, padded with (words, 0) */
     const int32_t *seg_of;     /* [P] the segment of each position, -1: none */
