@@ -65,7 +65,6 @@ from edgematch.solvers.native.tables import (
     ORDERS,
     BuildTimedOut,
     Tables,
-    auto_order,
     build_tables,
     decode,
     expand,
@@ -307,7 +306,7 @@ class NativeBackend(Backend):
             order = "dynamic"
         how = propagation(given, order)
         fill = DEFAULT_ORDER if how.dynamic else order
-        ahead = not how.any and lookahead(given, auto_order(puzzle) if fill == "auto" else fill)
+        ahead = False if how.any else lookahead_asked(given)
         tables = build_tables(puzzle, fill, symmetry, masks=how.any, values=self.values(task), deadline=deadline,
                               lookahead=ahead)
         if how.dynamic:
@@ -477,13 +476,17 @@ class NativeBackend(Backend):
             yield from expand(puzzle, tables, picks)
 
 
-def lookahead(options: dict, order: str) -> bool:
-    """Whether the plain loop runs with the row look-ahead (option ``lookahead``: on, off, or auto, the default:
-    :func:`~edgematch.solvers.native.rows.auto_lookahead`, in the row order)."""
+def lookahead_asked(options: dict) -> bool | str:
+    """Option ``lookahead`` as :func:`~edgematch.solvers.native.tables.build_tables` takes it: on, off, or "auto"
+    (the default: :func:`~edgematch.solvers.native.rows.auto_lookahead` judges it on the order the tables fill)."""
     value = options.get("lookahead", "auto")
-    if str(value).lower() == "auto":
-        return auto_lookahead(order)
-    return on_off(value, "lookahead")
+    return "auto" if str(value).lower() == "auto" else on_off(value, "lookahead")
+
+
+def lookahead(options: dict, order: str) -> bool:
+    """Whether the plain loop runs with the row look-ahead in fill ``order`` (:func:`lookahead_asked`)."""
+    asked = lookahead_asked(options)
+    return auto_lookahead(order) if asked == "auto" else bool(asked)
 
 
 def _memo_problem(task: Task) -> str | None:

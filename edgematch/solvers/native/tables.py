@@ -43,7 +43,7 @@ from edgematch.core.symmetry import board_turns, turn_cell
 from edgematch.core.tiletypes import TileTypes, placement_arrays, tile_types
 from edgematch.encodings.domains import anchor
 from edgematch.errors import EdgematchError, UsageError
-from edgematch.solvers.native.rows import RowTables, row_tables
+from edgematch.solvers.native.rows import RowTables, auto_lookahead, row_tables
 
 ORDERS = ("auto", "row", "spiral", "frame", "band2")
 # indices the plain loop reads are unsigned 32-bit (half the cache of 64-bit ones)
@@ -417,7 +417,7 @@ def mask_keys(puzzle: Puzzle, combos: dict[tuple[tuple[int, ...], int, int], int
 @collector_paused()
 def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = False, masks: bool = False,
                  cells: list[int] | None = None, values: str = "index", deadline: float | None = None,
-                 lookahead: bool = False) -> Tables:
+                 lookahead: bool | str = False) -> Tables:
     """Compile ``puzzle`` for the native search (pure Python + numpy; run once per solve). ``symmetry``
     fixes the board's turn with an anchor tile when the puzzle has one (for counting: see the module doc).
     ``values`` orders each bucket's candidates: ``index`` (tile types in the file's order) or ``rare``
@@ -425,10 +425,11 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     (:class:`MaskKeys`: the search with propagation picks its cells as it goes). ``cells`` gives the fill order
     itself (every cell once; named ``order`` in the tables), e.g. the memoised count's join fills a region
     bottom-up. ``lookahead`` adds the plain loop's row look-ahead (:mod:`edgematch.solvers.native.rows`) where
-    the fill order has runs of cells it applies to. With a ``deadline`` (a ``clock.now()`` instant: the caller's
-    time limit, which building counts against) it raises :class:`BuildTimedOut` once that passes, looking at the
-    clock between steps (and per candidate table), so a run whose set-up cannot fit its limit ends near it
-    instead of after the build."""
+    the fill order has runs of cells it applies to (``"auto"``: in the orders
+    :func:`~edgematch.solvers.native.rows.auto_lookahead` names, judged on the order ``auto`` resolves to).
+    With a ``deadline`` (a ``clock.now()`` instant: the caller's time limit, which building counts against) it
+    raises :class:`BuildTimedOut` once that passes, looking at the clock between steps (and per candidate table),
+    so a run whose set-up cannot fit its limit ends near it instead of after the build."""
     n = puzzle.size
     order = auto_order(puzzle) if order == "auto" else order
     types = tile_types(puzzle)
@@ -504,6 +505,8 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
         vis_labels=tuple(sorted(vis_ids, key=vis_ids.__getitem__)),
         masks=None if by_mask is None else replace(by_mask, base=(by_mask.base * (free + 1) ** 2).astype(INDEX)),
     )
+    if lookahead == "auto":
+        lookahead = auto_lookahead(order)
     if lookahead:
         in_time(deadline)
         tables.rows = row_tables(tables)

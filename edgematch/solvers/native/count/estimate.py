@@ -20,8 +20,7 @@ from edgematch import clock
 from edgematch.core.model import Puzzle
 from edgematch.errors import Interrupted
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.rows import auto_lookahead
-from edgematch.solvers.native.tables import Tables, auto_order, build_tables
+from edgematch.solvers.native.tables import Tables, build_tables
 
 SUBTREE = 2_000  # nodes a probe's exact subtree holds on average
 BATCHES = 10  # independent batches, for the spread
@@ -215,8 +214,7 @@ def estimate_count(puzzle: Puzzle, seconds: float = 1.0, seed: int = 1, order: s
 
 def _estimate_count(puzzle: Puzzle, seconds: float, seed: int, order: str) -> CountEstimate:
     start = clock.now()
-    fill = auto_order(puzzle) if order == "auto" else order
-    tables = build_tables(puzzle, fill, symmetry=True, lookahead=auto_lookahead(fill))  # the count's own tables
+    tables = build_tables(puzzle, order, symmetry=True, lookahead="auto")  # the count's own tables
     P = tables.positions
     per_board = tables.raw_multiplier
     turns = tables.turn_src.shape[0] + 1  # board turns the canonical test tells apart (1: folded by an anchor)
