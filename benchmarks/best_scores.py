@@ -1,15 +1,15 @@
 """Best-score runs on Eternity II-like boards (run: python benchmarks/best_scores.py [--backends native]
-[--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png] [-O search=beam ...]).
+[--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png] [--plot scores.png] [-O search=beam ...]).
 
-Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to
-one core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it
-printed is an error: exit 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and
-17 inner colours at 16x16 (scaled by the side below), the centre hint at row 8, column 7. Prints a table
-per backend (score, breaks, improvements, last improvement, nodes per second) and the mean; ``--png``
-draws the best board of all runs. The issue's yardstick: eternity2.dev's single-core 60 s benchmark on the
-real E2 pieces, where a Verhaard-style backtracker scored a mean of 440.8 and a naive row-major one 365.6.
-The load average is printed before and after: figures are only quotable on an idle machine.
-"""
+Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to one
+core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it printed is an
+error: exit 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and 17 inner colours at
+16x16 (scaled by the side below), the centre hint at row 8, column 7. Prints a table per backend (score, breaks,
+improvements, last improvement, nodes per second) and the mean; ``--png`` draws the best board of all runs,
+``--plot`` every run's score over time (a step line per run, a tick where its repair began and a ring at each fresh
+beam's round, from the runs' ``--json`` counters). The issue's yardstick: eternity2.dev's single-core 60 s benchmark
+on the real E2 pieces, where a Verhaard-style backtracker scored a mean of 440.8 and a naive row-major one 365.6.
+The load average is printed before and after: figures are only quotable on an idle machine."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1,
                         help="chains per run (best --workers N); above 1 the runs are not pinned (default 1)")
     parser.add_argument("--png", type=Path, help="draw the best board of all runs to this PNG")
+    parser.add_argument("--plot", type=Path, help="draw every run's score over time to this PNG")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="backend option passed to every run, repeatable (e.g. -O search=beam)")
     args = parser.parse_args()
@@ -52,6 +53,7 @@ def main() -> int:
           f"with the centre hint; {where}; seeds {args.seeds}", flush=True)
     failures = 0
     overall: tuple[int, edgematch.Puzzle, edgematch.Solution, str] | None = None
+    curves: list[tuple[str, list, dict]] = []  # (label, history, counters) of every checked run
     with tempfile.TemporaryDirectory(prefix="best-") as tmp:
         folder = Path(tmp)
         for backend in backends:
@@ -89,6 +91,7 @@ def main() -> int:
                 peak = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else ""  # of the largest process (chains: one)
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
                       f"{float(rate) / 1e6:.2f} | {beams} | {added} | {peak} |", flush=True)
+                curves.append((f"{backend} seed {seed}", data["history"], c))
                 if overall is None or verdict.score > overall[0]:
                     overall = (verdict.score, puzzle, board, f"{backend} seed {seed}")
             if scores:
@@ -100,8 +103,47 @@ def main() -> int:
         args.png.parent.mkdir(parents=True, exist_ok=True)
         args.png.write_bytes(render.render_png(overall[1], overall[2]))
         print(f"\nbest board: {overall[3]}, score {overall[0]}: {args.png}")
+    if args.plot is not None and curves:
+        where = "one core" if core is not None else f"{args.workers} chains"
+        options = extra.replace(f" --workers {args.workers}", "")
+        plot(curves, args.plot, args.limit,
+             f"{args.size}x{args.size} E2-like, centre hint kept, {where}, {args.limit:g} s{options}")
+        print(f"\nscore over time: {args.plot}")
     print(f"after: {yardstick.load()}")
     return 1 if failures else 0
+
+
+def plot(curves: list[tuple[str, list, dict]], path: Path, limit: float, title: str) -> None:
+    """Each run's best score against seconds (log), a step line per run; a tick where its repair began (counter
+    ``repair_from``) and a ring at each improvement found in a later round (after a fresh beam)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    for label, history, counters in curves:
+        times = [max(t, 0.05) for t, _ in history]
+        scores = [s for _, s in history]
+        end = max(times[-1], limit)
+        (line,) = ax.step([*times, end], [*scores, scores[-1]], where="post", lw=1.2, label=label)
+        repair_from = counters.get("repair_from")
+        if repair_from:
+            at = max((s for t, s in history if t <= repair_from), default=scores[0])
+            ax.plot([repair_from], [at], "|", ms=12, color=line.get_color())
+        for t, s in history:
+            if counters.get("rounds_from") and t >= counters["rounds_from"]:
+                ax.plot([max(t, 0.05)], [s], "o", mfc="none", color=line.get_color())
+    lows = [s for _, history, _ in curves for t, s in history if t >= 1]
+    ax.set_ylim(min(lows, default=0) - 1, max(s for _, history, _ in curves for _, s in history) + 1)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds (log)")
+    ax.set_ylabel("best score (seams that fit)")
+    ax.set_title(f"{title}\n| repair began   o found after a fresh beam (stall)", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@ checker scores them, seeded, full solutions of small planted puzzles, the time l
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 
 import edgematch
@@ -10,7 +13,8 @@ from edgematch import GeneratorSpec, Status, Tile, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
-from edgematch.solvers.native.best.beam import BeamTables, beam, beam_seed, board_of, fill_cells
+from edgematch.solvers.native import kernels
+from edgematch.solvers.native.best.beam import BeamTables, beam, beam_seed, board_of, fill_cells, rare_colour_weights
 from tests.timing import timed
 
 
@@ -136,6 +140,9 @@ def test_comb_order_fills_the_last_two_rows_column_by_column():
     ({"search": "beam", "fanout": "-1"}, "fanout"),
     ({"search": "beam", "order": "spiral"}, "order"),
     ({"search": "beam", "seed": "x"}, "seed"),
+    ({"search": "beam", "prefer": "common"}, "prefer"),
+    ({"search": "beam", "stall": "soon"}, "stall"),
+    ({"search": "dfs", "stall": "10"}, "search=dfs"),
     ({"search": "beam", "width": str(10**9)}, "width"),
     ({"search": "beam", "start": "0.5"}, "start"),
     ({"search": "dfs", "width": "10"}, "search=dfs"),
@@ -168,3 +175,80 @@ def test_the_default_search_is_dfs_on_small_boards_and_beam_above():
     assert best_search(small, {"search": "beam"}) == "beam" and best_search(large, {"search": "dfs"}) == "dfs"
     result = edgematch.best(large, backend="native", time_limit=1)
     assert result.options["search"] == "beam"
+
+
+def _truncate(brk: list[int], key: list[int], width: int, seed: int) -> list[int]:
+    """em_beam_truncate on these children: the indices it keeps."""
+    p = kernels.pointer
+    b, k = np.array(brk, np.int32), np.array(key, np.int32)
+    keep = np.zeros(len(brk), np.int64)
+    n = kernels.require().em_beam_truncate(p(b, np.int32, "brk"), p(k, np.int32, "key"), len(brk), width,
+                                           p(keep, np.int64, "keep"), p(kernels.seeded(seed), np.uint64, "rng"))
+    assert n == min(width, len(brk))
+    return keep[:n].tolist()
+
+
+def test_the_truncation_keeps_the_fewest_breaks_then_the_highest_keys():
+    """Against a sort of the children by (breaks, -key): the kept ones are a prefix of it up to ties, every
+    kept child beats or ties every dropped one, and among exact ties the seed draws."""
+    rng = random.Random(5)
+    for trial in range(300):
+        n = rng.randint(1, 60)
+        brk = [rng.randint(0, 3) for _ in range(n)]
+        key = [rng.randint(-2, 4) if trial % 3 else 0 for _ in range(n)]
+        width = rng.randint(1, n + 2)
+        kept = _truncate(brk, key, width, trial)
+        assert len(set(kept)) == len(kept)
+        rank = [(brk[i], -key[i]) for i in range(n)]
+        dropped = set(range(n)) - set(kept)
+        if dropped:
+            assert max(rank[i] for i in kept) <= min(rank[i] for i in dropped), trial
+        assert [brk[i] for i in kept] == sorted(brk[i] for i in kept)  # the fewest breaks first
+    # exact ties are drawn by the seed, unequal keys are not
+    assert len({tuple(sorted(_truncate([0] * 8, [0] * 8, 3, s))) for s in range(20)}) > 1
+    assert {tuple(sorted(_truncate([0] * 8, [0, 0, 5, 0, 7, 0, 6, 0], 3, s))) for s in range(20)} == {(2, 4, 6)}
+
+
+def test_rare_colour_weights_count_the_rarer_half_of_the_colours():
+    """A hand-made 2x2 (no frame): colours 1 and 2 are shown 3 and 2 times, 3 and 4 six and five, so a tile's
+    weight is how many of its sides show 1 or 2; a colour and its partner count as one under ``signed``."""
+    tiles = [Tile((1, 3, 3, 4)), Tile((1, 2, 4, 3)), Tile((1, 2, 3, 4)), Tile((4, 3, 3, 4))]
+    puzzle = Puzzle(2, 2, tuple(tiles))
+    bt = BeamTables(puzzle, "row", prefer="rare")
+    weights = rare_colour_weights(puzzle, bt.t)
+    by_rep = {tuple(rep): int(w) for rep, w in zip(bt.t.types.reps, weights, strict=True)}
+    assert sorted(by_rep.values()) == [0, 1, 2, 2]
+    assert all(w == sum(label in (1, 2) for label in rep) for rep, w in by_rep.items())
+    assert bt.cand_w.tolist() == [by_rep[tuple(bt.t.types.reps[t])] for t in bt.t.cand_type.tolist()]
+    assert not BeamTables(puzzle, "row", prefer="none").cand_w.any()  # every tie at random
+    signed = Puzzle(2, 2, (Tile((1, 3, -3, 4)), Tile((-1, 2, 4, 3)), Tile((1, -2, 3, -4)), Tile((4, 3, -3, 4))),
+                    rule="signed")
+    assert sorted(rare_colour_weights(signed, BeamTables(signed, "row").t).tolist()) == [0, 1, 2, 2]
+
+
+@pytest.mark.parametrize("kind", [k for k, _ in BOARDS])
+def test_prefer_rare_streams_admissible_boards_scored_as_the_checker_scores_them(kind):
+    puzzle = dict(BOARDS)[kind]
+    streamed = []
+    result = edgematch.best(puzzle, backend="native", time_limit=1.0, search="beam", width=64, prefer="rare",
+                            on_improve=lambda board, score: streamed.append(score))
+    assert result.options["prefer"] == "rare"
+    verdict = check(puzzle, result.solutions[0])
+    assert verdict.admissible and verdict.score == result.score == streamed[-1]
+
+
+def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
+    """With ``stall`` short, the repair hands over to fresh beams (counter ``rounds``); every streamed board is
+    admissible and scored as the checker scores it, each better than the last, and the result is the best."""
+    puzzle = _spoiled(GeneratorSpec(8, 8, like="e2", hint=True, seed=5), swaps=4)
+    streamed = []
+    result = edgematch.best(puzzle, backend="native", time_limit=6, search="beam", width=500, stall=0.2, beam_share=0.1,
+                            on_improve=lambda board, score: streamed.append((board, score)))
+    assert result.counters.get("rounds", 0) >= 1
+    assert result.options["stall"] == 0.2
+    for board, score in streamed:
+        assert check(puzzle, board).admissible and check(puzzle, board).score == score
+    assert [s for _, s in streamed] == sorted({s for _, s in streamed})
+    assert result.score == streamed[-1][1] == check(puzzle, result.solutions[0]).score
+    off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")
+    assert "rounds" not in off.counters and off.options["stall"] == "off"

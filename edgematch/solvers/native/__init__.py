@@ -54,6 +54,7 @@ from edgematch.solvers.base import (
     whole,
 )
 from edgematch.solvers.boards import CUT, listed, listing_deadline
+from edgematch.solvers.native.best.stages import STALL_SECONDS
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
@@ -74,7 +75,8 @@ from edgematch.solvers.parallel.processes import ChildDied
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
-BEAM_ONLY, DFS_ONLY = {"width", "fanout", "order", "repair", "beam_share"}, {"start", "breaks", "double", "unit"}
+BEAM_ONLY = {"width", "fanout", "prefer", "order", "repair", "beam_share", "stall"}
+DFS_ONLY = {"start", "breaks", "double", "unit"}
 
 
 # each number and on/off option as the search that uses it reads it (the same parser and least value)
@@ -83,6 +85,7 @@ VALUES: dict[str, Callable[[object], object]] = {
     "breaks": lambda v: whole(v, "breaks"), "width": lambda v: whole(v, "width", least=1),
     "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
     "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
+    "stall": lambda v: seconds(v, "stall", off=True),
     "lookahead": lambda v: lookahead({"lookahead": v}, "row"),
     **{name: (lambda v, name=name: on_off(v, name))
        for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
@@ -159,7 +162,8 @@ class NativeBackend(Backend):
     description = ("compiled backtracker (C built at install): row-scan candidate tables, identical tiles "
                    "grouped")
     options = ("order", "values", "symmetry", "lookahead", "fc", "bounds", "match", "memo", "keep", "unit", "seed",
-               "start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share", "handover")
+               "start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share", "stall",
+               "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
@@ -172,8 +176,11 @@ class NativeBackend(Backend):
                 "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
-                "width": "doubling (best beam)", "fanout": "8 (best beam)", "repair": "on (best beam)",
+                "width": "doubling (best beam)", "fanout": "8 (best beam)", "prefer": "rare (best beam)",
+                "repair": "on (best beam)",
                 "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
+                "stall": f"{STALL_SECONDS:g} (best beam: seconds of repair without a better board before a fresh "
+                         "beam; off)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
@@ -196,8 +203,12 @@ class NativeBackend(Backend):
         "search": "beam or dfs",
         "width": "the partial boards each layer keeps: a number, or doubling beams",
         "fanout": "the children kept per board",
+        "prefer": "among boards with equal breaks the beam keeps: none (at random) or rare (those that placed more "
+                  "tiles of the rarer colours)",
         "repair": "after the beams, repair the best board (tail beams, large-neighbourhood search): on or off",
         "beam_share": "a fraction from 0 to 1",
+        "stall": "best beam: after this many seconds of repair without a better board, a fresh beam (a new seed) "
+                 "and its repair; off",
         "handover": "solve --workers N or --cluster: seconds before every chain joins chain 1's search, or off",
     }
     variants = VARIANTS
@@ -224,7 +235,8 @@ class NativeBackend(Backend):
 
     def refusal(self, task: Task) -> str | None:
         check_values(task.options)
-        best_only = {"start", "breaks", "double", "search", "width", "fanout", "repair", "beam_share"}
+        best_only = {"start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share",
+                     "stall"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
             return f"native backend: {PROPAGATION_NAMED} are options of solve and count, not best"

@@ -132,16 +132,18 @@ int64_t em_beam_expand(
     const int64_t *rb_s, const int64_t *rb_e, const int64_t *bperm,
     const int64_t *cand_type, const int64_t *cand_edge,
     const int64_t *cand_la, const int64_t *cand_lb, int64_t width, int64_t fanout,
-    int32_t *ch_parent, int32_t *ch_cand, int32_t *ch_brk, int64_t n_ch,
+    const int32_t *key, const int64_t *cand_w,
+    int32_t *ch_parent, int32_t *ch_cand, int32_t *ch_brk, int32_t *ch_key, int64_t n_ch,
     int64_t *tie, uint64_t *rng);
 
-int64_t em_beam_truncate(const int32_t *ch_brk, int64_t n_ch, int64_t width, int64_t *keep, uint64_t *rng);
+int64_t em_beam_truncate(const int32_t *ch_brk, const int32_t *ch_key, int64_t n_ch, int64_t width, int64_t *keep,
+                         uint64_t *rng);
 
 void em_beam_materialise(
     int64_t p, const int64_t *keep, int64_t n, const int32_t *ch_parent,
-    const int32_t *ch_cand, const int32_t *ch_brk, const int32_t *ring,
+    const int32_t *ch_cand, const int32_t *ch_brk, const int32_t *ch_key, const int32_t *ring,
     int64_t R, const void *left, int64_t T, int64_t left_wide, int32_t *new_ring,
-    void *new_left, int32_t *new_brk, int64_t slot, const int64_t *cand_type,
+    void *new_left, int32_t *new_brk, int32_t *new_key, int64_t slot, const int64_t *cand_type,
     int32_t *par, int32_t *cand, int64_t forest_cols);
 
 /* best/repair.c */

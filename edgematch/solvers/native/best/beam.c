@@ -9,7 +9,8 @@
  *
  * Children of a state: the candidates for the next cell whose type has a tile left, with the fewest breaks
  * against the placed neighbours (the top tie class); at most `fanout` of them, drawn at random among exact
- * ties. The phases over the candidate ranges are those of dfs.c (0: both keys fit; 1-3: one does; 4-5:
+ * ties. Each state also carries a key (key: the sum of its placed candidates' weights, cand_w); among children
+ * with equal breaks the truncation keeps the higher keys, then draws at random (all weights 0: at random). The phases over the candidate ranges are those of dfs.c (0: both keys fit; 1-3: one does; 4-5:
  * neither), walked until a phase cannot beat the best cost found.
  *
  * Randomness: em.h's generator, its state in rng[0] (the caller seeds it per beam: one seed, one beam).
@@ -48,8 +49,9 @@ int64_t em_beam_expand(
     const int64_t *EM_RESTRICT rb_s, const int64_t *EM_RESTRICT rb_e, const int64_t *EM_RESTRICT bperm,
     const int64_t *EM_RESTRICT cand_type, const int64_t *EM_RESTRICT cand_edge,
     const int64_t *EM_RESTRICT cand_la, const int64_t *EM_RESTRICT cand_lb, int64_t width, int64_t fanout,
-    int32_t *EM_RESTRICT ch_parent, int32_t *EM_RESTRICT ch_cand, int32_t *EM_RESTRICT ch_brk, int64_t n_ch,
-    int64_t *EM_RESTRICT tie, uint64_t *EM_RESTRICT rng)
+    const int32_t *EM_RESTRICT key, const int64_t *EM_RESTRICT cand_w,
+    int32_t *EM_RESTRICT ch_parent, int32_t *EM_RESTRICT ch_cand, int32_t *EM_RESTRICT ch_brk,
+    int32_t *EM_RESTRICT ch_key, int64_t n_ch, int64_t *EM_RESTRICT tie, uint64_t *EM_RESTRICT rng)
 {
     const int64_t k = combo[p];
     const int wide = left_wide != 0;
@@ -89,16 +91,34 @@ int64_t em_beam_expand(
             ch_parent[n_ch] = (int32_t)s;
             ch_cand[n_ch] = (int32_t)tie[j];
             ch_brk[n_ch] = (int32_t)(brk[s] + best);
+            ch_key[n_ch] = (int32_t)(key[s] + cand_w[tie[j]]);
             n_ch++;
         }
     }
     return n_ch;
 }
 
-/* The `width` children with the fewest breaks, each run of equal breaks in a random order: their indices in
- * `keep`; returns the count, or -1 when the scratch memory could not be had. */
-int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_t width,
-                                   int64_t *EM_RESTRICT keep, uint64_t *EM_RESTRICT rng)
+/* A stable counting sort of idx[0:n] by v[idx[i]] - lo (ascending; every such value in 0..span-1) into out, or,
+ * descending, by hi - v[idx[i]]. Returns 0, or -1 when the scratch memory could not be had. */
+static int counting_sort(const int64_t *idx, int64_t n, const int32_t *v, int64_t lo, int64_t span, int descending,
+                         int64_t *out)
+{
+    int64_t *counts = calloc((size_t)span + 1, sizeof *counts);
+    if (!counts) return -1;
+    const int64_t hi = lo + span - 1;
+    for (int64_t i = 0; i < n; i++) counts[(descending ? hi - v[idx[i]] : v[idx[i]] - lo) + 1]++;
+    for (int64_t b = 1; b <= span; b++) counts[b] += counts[b - 1];
+    for (int64_t i = 0; i < n; i++) out[counts[descending ? hi - v[idx[i]] : v[idx[i]] - lo]++] = idx[i];
+    free(counts);
+    return 0;
+}
+
+/* The `width` children with the fewest breaks, among equal breaks those with the higher keys, each run of equal
+ * (breaks, key) in a random order: their indices in `keep`; returns the count, or -1 when the scratch memory
+ * could not be had. Only the run of equal breaks that straddles `width` is ordered by key: the runs before it
+ * are kept whole, those after it not at all. */
+int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ch_key, int64_t n_ch,
+                         int64_t width, int64_t *EM_RESTRICT keep, uint64_t *EM_RESTRICT rng)
 {
     if (n_ch <= 0) return 0;
     int64_t max_brk = 0;
@@ -106,11 +126,9 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_
         if (ch_brk[i] > max_brk) max_brk = ch_brk[i];
     int64_t *perm = malloc((size_t)n_ch * sizeof *perm);
     int64_t *out = malloc((size_t)n_ch * sizeof *out);
-    int64_t *counts = calloc((size_t)max_brk + 2, sizeof *counts);
-    if (!perm || !out || !counts) {
+    if (!perm || !out) {
         free(perm);
         free(out);
-        free(counts);
         return -1;
     }
     for (int64_t i = 0; i < n_ch; i++) perm[i] = i;
@@ -120,27 +138,37 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, int64_t n_ch, int64_
         perm[i] = perm[r];
         perm[r] = t;
     }
-    for (int64_t i = 0; i < n_ch; i++) counts[ch_brk[i] + 1]++;
-    for (int64_t v = 1; v < max_brk + 2; v++) counts[v] += counts[v - 1];
-    for (int64_t i = 0; i < n_ch; i++) { /* a stable counting sort of the shuffled children by breaks */
-        const int64_t j = perm[i];
-        out[counts[ch_brk[j]]++] = j;
-    }
+    int rc = counting_sort(perm, n_ch, ch_brk, 0, max_brk + 1, 0, out); /* by breaks, the shuffle kept in each run */
     const int64_t n = n_ch < width ? n_ch : width;
-    memcpy(keep, out, (size_t)n * sizeof *keep);
+    if (rc == 0 && n < n_ch && ch_brk[out[n - 1]] == ch_brk[out[n]]) {
+        const int32_t cut = ch_brk[out[n]];
+        int64_t lo = n - 1, hi = n + 1;
+        while (lo > 0 && ch_brk[out[lo - 1]] == cut) lo--;
+        while (hi < n_ch && ch_brk[out[hi]] == cut) hi++;
+        int32_t kmin = ch_key[out[lo]], kmax = kmin;
+        for (int64_t i = lo; i < hi; i++) {
+            if (ch_key[out[i]] < kmin) kmin = ch_key[out[i]];
+            if (ch_key[out[i]] > kmax) kmax = ch_key[out[i]];
+        }
+        if (kmax > kmin) { /* the straddling run by key, highest first, its shuffle kept among equal keys */
+            memcpy(perm, out + lo, (size_t)(hi - lo) * sizeof *perm);
+            rc = counting_sort(perm, hi - lo, ch_key, kmin, (int64_t)kmax - kmin + 1, 1, out + lo);
+        }
+    }
+    if (rc == 0) memcpy(keep, out, (size_t)n * sizeof *keep);
     free(perm);
     free(out);
-    free(counts);
-    return n;
+    return rc == 0 ? n : -1;
 }
 
-/* The kept children as the next layer (frontier ring, tiles left, breaks) and the forest's layer p
+/* The kept children as the next layer (frontier ring, tiles left, breaks, keys) and the forest's layer p
  * (par and cand are [P, forest_cols]). */
 void em_beam_materialise(
     int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, const int32_t *EM_RESTRICT ch_parent,
-    const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ring,
-    int64_t R, const void *EM_RESTRICT left, int64_t T, int64_t left_wide, int32_t *EM_RESTRICT new_ring,
-    void *EM_RESTRICT new_left, int32_t *EM_RESTRICT new_brk, int64_t slot, const int64_t *EM_RESTRICT cand_type,
+    const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ch_key,
+    const int32_t *EM_RESTRICT ring, int64_t R, const void *EM_RESTRICT left, int64_t T, int64_t left_wide,
+    int32_t *EM_RESTRICT new_ring, void *EM_RESTRICT new_left, int32_t *EM_RESTRICT new_brk,
+    int32_t *EM_RESTRICT new_key, int64_t slot, const int64_t *EM_RESTRICT cand_type,
     int32_t *EM_RESTRICT par, int32_t *EM_RESTRICT cand, int64_t forest_cols)
 {
     const size_t row = (size_t)T * (left_wide ? 4 : 2);
@@ -156,6 +184,7 @@ void em_beam_materialise(
         else
             ((int16_t *)new_left)[j * T + cand_type[c]] -= 1;
         new_brk[j] = ch_brk[i];
+        new_key[j] = ch_key[i];
         par[p * forest_cols + j] = (int32_t)s;
         cand[p * forest_cols + j] = c;
     }

@@ -7,9 +7,13 @@ far, between *tail beams* (:func:`tail_rebeam`: the rows from about the first br
 wide beam with the rest of the board pinned; the beam fills the board top down, so its breaks gather in the
 last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every
 better board is re-scored by the checker and streamed through ``task.on_improve`` at once; a better board of
-another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. Counters say which stage
-found each improvement (``improved_by_beam``, ``improved_by_repair``), the score the beams left
-(``beam_score``), what the repair added (``repair_gain``), and the repair's figures per operator.
+another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. A repair that finds no better
+board for ``stall`` seconds (60; ``off``) gives way to a fresh beam, as wide as the doubling's widest and of a new
+seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a few
+minutes, and a fresh board brings a new one. Counters say which stage found each improvement
+(``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``), what came after
+(``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first (``rounds``,
+from ``rounds_from``), and the repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, seed 1, one core): the tail beams took 457 to 459 within 80 s
 of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 2``) reached 461 at 138 s of
@@ -25,11 +29,12 @@ from edgematch import clock
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off
+from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, seconds
 from edgematch.solvers.native.best.admissible import admissible_board, no_admissible_board
 from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
     FIRST_WIDTH,
+    PREFER,
     BeamTables,
     _Solved,
     _Stop,
@@ -46,14 +51,16 @@ BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
 TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
 KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
+STALL_SECONDS = 60.0  # a repair this long without a better board gives way to a fresh beam (option stall)
 
 
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best`` with ``search=beam``: beams (see the module docstring), then repair from
     the best board (:mod:`~edgematch.solvers.native.best.repair`) for the rest of the time."""
-    width, fanout, order, seed = beam_options(options)
+    width, fanout, order, seed, prefer = beam_options(options)
     repairing = on_off(options.get("repair", True), "repair")
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
+    stall = seconds(options.get("stall", STALL_SECONDS), "stall", off=True)
     # the C loops, loaded before the clock starts (about a millisecond; 0.0 where the caller's warm_up loaded them)
     load = ensure_compiled()
     t0 = clock.now()
@@ -66,7 +73,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     run = _Anytime(puzzle, task, t0, first)
     # a big board's tables can outlast the limit: past it, the first board is the answer
     try:
-        bt = None if _late(deadline) else BeamTables(puzzle, order, deadline)
+        bt = None if _late(deadline) else BeamTables(puzzle, order, deadline, prefer)
     except BuildTimedOut:
         bt = None
     if bt is not None and width is not None and bt.memory(width, fanout) > memory_cap():
@@ -95,23 +102,34 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
 
     try:
         try:
+            start = None
             if bt is not None and not _late(deadline):  # the tables can take the whole limit: the first board
-                _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
+                start = _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
             run.counters["beam_score"] = run.best_score
-            if bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
-                _repair(puzzle, run, fanout, seed, deadline, pause)
+            repair = None
+            while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
+                repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause)
+                run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
+                if repair is None or not repair.run(start or run.best_board, stall):
+                    break
+                # stalled: a fresh beam as wide as the doubling's widest, and its board repaired next
+                run.counters.setdefault("rounds_from", round(clock.now() - t0, 3))
+                run.counters["rounds"] = run.counters.get("rounds", 0) + 1
+                start = _beams(puzzle, bt, run, max(int(run.counters["widest"]), FIRST_WIDTH), fanout, seed,
+                               deadline, deadline, None, pause, once=True)
         except _Solved as solved:
             run.offer(solved.board, "first-solution search")
     except KeyboardInterrupt:
         run.stopped = "interrupted"
-    seconds = clock.now() - began
+    searched = clock.now() - began
     c = run.counters
-    per_s = c["states"] / seconds if seconds > 0 else 0.0
+    per_s = c["states"] / searched if searched > 0 else 0.0
     c.update(states_per_s=per_s, nodes_per_s=per_s, load_seconds=load)
     return Result(
         name, Status.SOLVED if run.proven else Status.TIMEOUT, [run.best_board], score=run.best_score,
-        max_score=max_score, history=run.history, timings=Timings(build=build, solve=seconds), counters=c,
+        max_score=max_score, history=run.history, timings=Timings(build=build, solve=searched), counters=c,
         options={"search": "beam", "width": width if width is not None else "doubling", "fanout": fanout,
+                 "prefer": prefer, "stall": "off" if stall is None else stall,
                  "order": order, "seed": seed, "repair": "on" if repairing else "off",
                  "beam_share": share if repairing and deadline is not None else None},
         message=run.stopped,
@@ -154,15 +172,18 @@ class _Anytime:
 
 
 def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
-           until: float | None, deadline: float | None, top: int | None, pause: Callable[[], None]) -> None:
+           until: float | None, deadline: float | None, top: int | None, pause: Callable[[], None],
+           once: bool = False) -> Solution | None:
     """Successive beams until ``until`` (or, without it, until the doubling passes ``top``; with neither,
-    until stopped); every better board offered to ``run``."""
+    until stopped; ``once``: one beam), every better board offered to ``run``: the best board they found (None:
+    none), which the repair goes on from, whether or not it beat the run's."""
     cap = FIRST_WIDTH
     while bt.memory(cap * 2, fanout) <= memory_cap():
         cap *= 2
     c = run.counters
     w = width or FIRST_WIDTH
     rate = 0.0  # width units per second, measured
+    best: tuple[int, Solution] | None = None
     while not run.proven:
         if until is not None and width is None and rate > 0:
             fits = int(rate * (until - clock.now()) * 0.9)
@@ -179,16 +200,20 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
         rate = w / took if took > 0 else rate
         c["widest"] = max(c["widest"], w)
         if found is not None:
-            run.offer(board_of(puzzle, bt, found[0]), "beam")
+            board = board_of(puzzle, bt, found[0])
+            run.offer(board, "beam")
+            if best is None or found[1] < best[0]:
+                best = (found[1], board)
         run.progress(0)
         now = clock.now()
         if deadline is not None and now >= deadline:
             run.stopped = "time limit"
             break
-        if until is not None and now >= until or top is not None and w >= top:
+        if once or until is not None and now >= until or top is not None and w >= top:
             break
         if width is None:
             w = min(w * 2, cap)
+    return None if best is None else best[1]
 
 
 def _late(deadline: float | None) -> bool:
@@ -196,97 +221,123 @@ def _late(deadline: float | None) -> bool:
     return deadline is not None and clock.now() >= deadline
 
 
-def _repair(puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, deadline: float | None,
-            pause: Callable[[], None]) -> None:
-    """Repair from the best board until ``deadline`` (or until stopped), every better board offered to
-    ``run``: tail beams (the rows from about the first break down, filled again by a beam with the rest
-    fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.best.repair`), each drawn by what it found per
-    second so far; a board of another chain (``task.incumbent``) that beats ours is taken up at once."""
-    import random
+class _Repair:
+    """The repair of one run: tail beams (the rows from about the first break down, filled again by a beam with
+    the rest fixed) and the kernel's moves (:mod:`~edgematch.solvers.native.best.repair`), each drawn by what it
+    found per second so far. Its tables and what each operator earned are kept from one round to the next."""
 
-    from edgematch.solvers.native.best.repair import Repairer, repair_tables
+    def __init__(self, puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, prefer: str, deadline: float | None,
+                 pause: Callable[[], None], tables: object):
+        import random
 
-    rng = random.Random(seed)
-    try:
-        tables = repair_tables(puzzle, deadline)
-    except BuildTimedOut:
-        tables = None
-    if tables is None or _late(deadline):  # the limit came while the repair's tables were built: the beams' board
-        run.stopped = "time limit"
-        return
-    rep = Repairer(puzzle, tables, run.best_board, seed)
-    current = run.best_board
-    c = run.counters
-    spent = {"tail": 0.0, "kernel": 0.0}
-    gains = {"tail": 0, "kernel": 0}
-    prior = {"tail": 1.0, "kernel": 0.25}  # measured: tail beams found the gains (seed 1: +2 in 300 s), the kernel none
-    tail_rate = 0.0  # tail-beam states per second, measured
-    moves = 200
-    tails = 0
+        from edgematch.solvers.native.best.repair import Repairer
 
-    def adopt(board: Solution) -> None:
-        nonlocal current
-        current = board
-        rep.load(board)
+        self.puzzle, self.run_, self.fanout, self.seed, self.prefer = puzzle, run, fanout, seed, prefer
+        self.deadline, self.pause = deadline, pause
+        self.rng = random.Random(seed)
+        self.rep = Repairer(puzzle, tables, run.best_board, seed)
+        self.spent = {"tail": 0.0, "kernel": 0.0}
+        self.gains = {"tail": 0, "kernel": 0}
+        self.prior = {"tail": 1.0, "kernel": 0.25}  # measured: tail beams found the gains (seed 1: +2 in 300 s)
+        self.tail_rate = 0.0  # tail-beam states per second, measured
+        self.moves = 200
+        self.tails = 0
 
-    try:
-        while not run.proven:
-            if _late(deadline):  # no move is begun past the limit
-                run.stopped = "time limit"
-                break
-            shared = run.task.incumbent() if run.task.incumbent is not None else None
-            if shared is not None and shared[1] > max(run.best_score, rep.best_score):
-                adopt(shared[0])
-                c["adopted"] = c.get("adopted", 0) + 1
-            weight = {k: (prior[k] + gains[k]) / (1 + spent[k]) for k in spent}
-            which = "tail" if rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
-            started = clock.now()
-            if which == "tail":
-                broken = first_broken_row(puzzle, current)
-                if broken is None:
-                    break
-                row = max(0, min(broken + rng.randint(-3, 1), puzzle.height - 3))
-                cells = max(tail_cells(puzzle, row), 1)
-                width = TAIL_WIDTH
-                if deadline is not None and tail_rate > 0:  # a third of the time left at most
-                    width = max(min(width, int(tail_rate * (deadline - started) / 3 / cells)), 1_000)
-                tails += 1
-                try:
-                    board = tail_rebeam(puzzle, current, row, width, fanout, beam_seed(seed, 1_000_000 + tails),
-                                        deadline, c)
-                except _Stop:
+    @classmethod
+    def build(cls, puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, prefer: str, deadline: float | None,
+              pause: Callable[[], None]) -> _Repair | None:
+        """The repair, or None when the limit came while its tables were built (``run`` then says so)."""
+        from edgematch.solvers.native.best.repair import repair_tables
+
+        try:
+            tables = repair_tables(puzzle, deadline)
+        except BuildTimedOut:
+            tables = None
+        if tables is None or _late(deadline):
+            run.stopped = "time limit"
+            return None
+        return cls(puzzle, run, fanout, seed, prefer, deadline, pause, tables)
+
+    def run(self, start: Solution, stall: float | None) -> bool:
+        """Repair ``start`` until the deadline (or until stopped), every better board offered to the run; a board
+        of another chain (``task.incumbent``) that beats ours is taken up at once. True when ``stall`` seconds
+        passed without a better board (and time is left for a fresh beam): the caller starts another round."""
+        puzzle, run, rep, deadline = self.puzzle, self.run_, self.rep, self.deadline
+        c = run.counters
+        current, score = start, seams_fitting(puzzle, start)
+        rep.load(start)
+        gained = clock.now()
+
+        def adopt(board: Solution, load: bool = True) -> None:
+            nonlocal current, score, gained
+            if seams_fitting(puzzle, board) > score:
+                gained = clock.now()
+            current, score = board, seams_fitting(puzzle, board)
+            if load:  # the kernel's own better board is already its state
+                rep.load(board)
+
+        try:
+            while not run.proven:
+                if _late(deadline):  # no move is begun past the limit
                     run.stopped = "time limit"
-                    break
-                tail_rate = width * cells / max(clock.now() - started, 1e-6)
-                if board is not None:
-                    score = seams_fitting(puzzle, board)
-                    if score >= seams_fitting(puzzle, current) and board != current:
+                    return False
+                if stall is not None and clock.now() - gained >= stall and (
+                        deadline is None or deadline - clock.now() >= stall):
+                    return True
+                shared = run.task.incumbent() if run.task.incumbent is not None else None
+                if shared is not None and shared[1] > max(run.best_score, rep.best_score):
+                    adopt(shared[0])
+                    c["adopted"] = c.get("adopted", 0) + 1
+                weight = {k: (self.prior[k] + self.gains[k]) / (1 + self.spent[k]) for k in self.spent}
+                which = "tail" if self.rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
+                started = clock.now()
+                if which == "tail":
+                    broken = first_broken_row(puzzle, current)
+                    if broken is None:
+                        return False
+                    row = max(0, min(broken + self.rng.randint(-3, 1), puzzle.height - 3))
+                    cells = max(tail_cells(puzzle, row), 1)
+                    width = TAIL_WIDTH
+                    if deadline is not None and self.tail_rate > 0:  # a third of the time left at most
+                        width = max(min(width, int(self.tail_rate * (deadline - started) / 3 / cells)), 1_000)
+                    self.tails += 1
+                    try:
+                        board = tail_rebeam(puzzle, current, row, width, self.fanout,
+                                            beam_seed(self.seed, 1_000_000 + self.tails), deadline, c, self.prefer)
+                    except _Stop:
+                        run.stopped = "time limit"
+                        return False
+                    self.tail_rate = width * cells / max(clock.now() - started, 1e-6)
+                    if board is not None and seams_fitting(puzzle, board) >= score and board != current:
                         if run.offer(board, "repair:tail"):
-                            gains["tail"] += 1
+                            self.gains["tail"] += 1
                         adopt(board)
-            else:
-                until = started + KERNEL_SECONDS
-                while clock.now() < until and not run.proven:
-                    done = rep.moves
-                    began = clock.now()
-                    if rep.run(moves) and run.offer(rep.best_board(), "repair:kernel"):
-                        gains["kernel"] += 1
-                        current = run.best_board
-                    took = clock.now() - began
-                    if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
-                        moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
-                    if deadline is not None and clock.now() >= deadline:
-                        break
-            spent[which] += clock.now() - started
-            run.progress(rep.moves)
-            if deadline is not None and clock.now() >= deadline:
-                run.stopped = "time limit"
-                break
-            pause()
-    finally:
-        c.update(repair_moves=rep.moves, repair_cycles=rep.cycles, repair_capped=int(rep.state[3]), tail_beams=tails,
-                 tail_seconds=round(spent["tail"], 3), kernel_seconds=round(spent["kernel"], 3),
-                 repair_gain=run.best_score - c.get("beam_score", run.best_score), **rep.found_by())
+                else:
+                    until = started + KERNEL_SECONDS
+                    while clock.now() < until and not run.proven:
+                        done = rep.moves
+                        began = clock.now()
+                        if rep.run(self.moves) and rep.best_score > score:
+                            if run.offer(rep.best_board(), "repair:kernel"):
+                                self.gains["kernel"] += 1
+                            adopt(rep.best_board(), load=False)
+                        took = clock.now() - began
+                        if took > 0 and rep.moves > done:  # chunks of about CHUNK_SECONDS
+                            self.moves = int(min(max((rep.moves - done) / took * CHUNK_SECONDS, 50), 1 << 20))
+                        if deadline is not None and clock.now() >= deadline:
+                            break
+                self.spent[which] += clock.now() - started
+                run.progress(rep.moves)
+                if deadline is not None and clock.now() >= deadline:
+                    run.stopped = "time limit"
+                    return False
+                self.pause()
+            return False
+        finally:
+            c.update(repair_moves=rep.moves, repair_cycles=rep.cycles, repair_capped=int(rep.state[3]),
+                     tail_beams=self.tails, tail_seconds=round(self.spent["tail"], 3),
+                     kernel_seconds=round(self.spent["kernel"], 3),
+                     repair_gain=run.best_score - c.get("beam_score", run.best_score), **rep.found_by())
 
 
 def memory_cap() -> int:
@@ -328,14 +379,14 @@ def tail_cells(puzzle: Puzzle, first_row: int) -> int:
 
 
 def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
-                deadline: float | None, counters: dict) -> Solution | None:
+                deadline: float | None, counters: dict, prefer: str = PREFER) -> Solution | None:
     """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
     order; narrower if the memory bound says so) with the rest of ``board`` fixed: the beam's best board
     (better, equal or worse than ``board``), or None when it found no complete board. Raises the beam's stop
     at ``deadline``."""
     freed = set(range(first_row * puzzle.width, puzzle.size))
     sub = pinned(puzzle, board, freed)
-    bt = BeamTables(sub, "comb")
+    bt = BeamTables(sub, "comb", prefer=prefer)
     if bt.t.positions == 0:
         return None
     while width > 1 and bt.memory(width, fanout) > memory_cap():  # a long tail of a large board
