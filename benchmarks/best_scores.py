@@ -120,6 +120,7 @@ def plot(curves: list[tuple[str, list, dict]], path: Path, limit: float, title: 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     figure, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
     for label, history, counters in curves:
@@ -137,6 +138,7 @@ def plot(curves: list[tuple[str, list, dict]], path: Path, limit: float, title: 
     lows = [s for _, history, _ in curves for t, s in history if t >= 1]
     ax.set_ylim(min(lows, default=0) - 1, max(s for _, history, _ in curves for _, s in history) + 1)
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set_xlabel("seconds (log)")
     ax.set_ylabel("best score (seams that fit)")
     ax.set_title(f"{title}\n| repair began   o found after a fresh beam (stall)", fontsize=9)

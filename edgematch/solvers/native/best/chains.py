@@ -61,9 +61,9 @@ from edgematch.solvers.parallel.cluster import connected, describe, threads
 from edgematch.solvers.parallel.processes import context
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' last reports
-SUMMED = ("states", "children", "beams", "nodes", "restarts")  # counters of the chains that add up
+SUMMED = ("states", "children", "beams", "nodes", "restarts", "rounds")  # counters of the chains that add up
 STAGES = ("beam_score", "repair_gain", "improved_by_beam", "improved_by_repair", "adopted", "tail_beams",
-          "repair_moves")  # the beam-and-repair search's figures, kept per chain
+          "repair_moves", "repair_from", "rounds", "rounds_from")  # the beam-and-repair search's figures, per chain
 RATES = ("states_per_s", "nodes_per_s")  # rates that add up over chains running side by side
 
 
@@ -169,6 +169,10 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Best, stopped: st
     if beams and got.board is not None:  # what the beams of all chains reached, and what repair added to it
         counters["beam_score"] = max(beams)
         counters["repair_gain"] = max(0, got.score - max(beams))
+    for key in ("repair_from", "rounds_from"):  # when the first chain began it
+        began = [r.counters[key] for r in finals if isinstance(r.counters.get(key), int | float)]
+        if began:
+            counters[key] = min(began)
     counters["chains"] = chains
     if got.lost:
         counters["chains_lost"] = len(got.lost)

@@ -232,7 +232,7 @@ class _Repair:
 
         from edgematch.solvers.native.best.repair import Repairer
 
-        self.puzzle, self.run_, self.fanout, self.seed, self.prefer = puzzle, run, fanout, seed, prefer
+        self.puzzle, self.anytime, self.fanout, self.seed, self.prefer = puzzle, run, fanout, seed, prefer
         self.deadline, self.pause = deadline, pause
         self.rng = random.Random(seed)
         self.rep = Repairer(puzzle, tables, run.best_board, seed)
@@ -262,7 +262,7 @@ class _Repair:
         """Repair ``start`` until the deadline (or until stopped), every better board offered to the run; a board
         of another chain (``task.incumbent``) that beats ours is taken up at once. True when ``stall`` seconds
         passed without a better board (and time is left for a fresh beam): the caller starts another round."""
-        puzzle, run, rep, deadline = self.puzzle, self.run_, self.rep, self.deadline
+        puzzle, run, rep, deadline = self.puzzle, self.anytime, self.rep, self.deadline
         c = run.counters
         current, score = start, seams_fitting(puzzle, start)
         rep.load(start)
