@@ -203,8 +203,8 @@ class NativeBackend(Backend):
         "search": "beam or dfs",
         "width": "the partial boards each layer keeps: a number, or doubling beams",
         "fanout": "the children kept per board",
-        "prefer": "among boards with equal breaks the beam keeps: none (at random) or rare (those that placed more "
-                  "tiles of the rarer colours)",
+        "prefer": "among boards with equal breaks the beam keeps: none (at random) or rare (those whose tiles show "
+                  "more sides of the rarer colours)",
         "repair": "after the beams, repair the best board (tail beams, large-neighbourhood search): on or off",
         "beam_share": "a fraction from 0 to 1",
         "stall": "best beam: after this many seconds of repair without a better board, a fresh beam (a new seed) "
