@@ -221,13 +221,18 @@ def ranges(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 VALUES = ("index", "rare")
 
 
+def seam_colour(puzzle: Puzzle, label: int) -> int:
+    """The colour a label shows as a seam class: ``signed`` labels count with their partners."""
+    return abs(label) if puzzle.rule == "signed" else label
+
+
 def rarity_rank(puzzle: Puzzle, types: TileTypes) -> np.ndarray:
     """Per tile type, lowest first for the tiles showing the rarest colours: minus the sum, over its sides that
-    do not show the frame, of one over how many tile sides show that colour (a seam class: ``signed`` labels
-    count with their partners). Measured on framed 10x10 boards with 4 rim and 7 inner colours (issue 24): tried
-    first, such tiles leave the pool of free tiles easier to finish with."""
+    do not show the frame, of one over how many tile sides show that colour (:func:`seam_colour`). Measured on
+    framed 10x10 boards with 4 rim and 7 inner colours (issue 24): tried first, such tiles leave the pool of free
+    tiles easier to finish with."""
     def colour(label: int) -> int:
-        return abs(label) if puzzle.rule == "signed" else label
+        return seam_colour(puzzle, label)
 
     sides = Counter(colour(e) for t in puzzle.tiles for e in t.edges if e != puzzle.frame)
     return np.array([-sum(1.0 / sides[colour(e)] for e in rep if e != puzzle.frame) for rep in types.reps], np.float64)

@@ -40,7 +40,7 @@ from edgematch.errors import BackendError, UsageError
 from edgematch.solvers.base import whole
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best.candidates import BestTables, build_best_tables
-from edgematch.solvers.native.tables import in_time
+from edgematch.solvers.native.tables import in_time, seam_colour
 
 ORDERS = ("comb", "row")
 PREFERS = ("none", "rare")  # ties of breaks: at random, or the boards that placed more rare colours first
@@ -108,7 +108,7 @@ def rare_colour_weights(puzzle: Puzzle, t: BestTables) -> np.ndarray:
     placed more of them, so the tiles left have fewer colours between them and fit each other more easily (Louis
     Verhaard's eii saved its good tiles for last by placing bad colour groups first, 2009)."""
     def colour(label: int) -> int:
-        return abs(label) if puzzle.rule == "signed" else label
+        return seam_colour(puzzle, label)
 
     seen: dict[int, int] = {}
     for rep, n in zip(t.types.reps, t.type_count.tolist(), strict=True):
