@@ -36,7 +36,8 @@ def planted(draw, max_side: int = 4, extras: bool = True) -> tuple[Puzzle, Solut
     hints = tuple((c, *solution.cells[c]) for c in sorted(cells))
     labels: dict[int, str] = {}
     if draw(st.booleans()):
-        names = draw(st.lists(st.text(NAME_CHARS, min_size=1, max_size=8), min_size=20, max_size=20, unique=True))
+        name = st.text(NAME_CHARS, min_size=1, max_size=8).filter(lambda n: n != "frame")  # the frame's own name
+        names = draw(st.lists(name, min_size=20, max_size=20, unique=True))
         for i, colour in enumerate(puzzle.colours()):
             labels[colour] = names[i]
             if puzzle.rule == "signed" and draw(st.booleans()):
