@@ -5,11 +5,12 @@ Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT
 core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it printed is an
 error: exit 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and 17 inner colours at
 16x16 (scaled by the side below), the centre hint at row 8, column 7. Prints a table per backend (score, breaks,
-improvements, last improvement, nodes per second) and the mean; ``--png`` draws the best board of all runs,
-``--plot`` every run's score over time (a step line per run, a tick where its repair began and a ring at each fresh
-beam's round, from the runs' ``--json`` counters). The issue's yardstick: eternity2.dev's single-core 60 s benchmark
-on the real E2 pieces, where a Verhaard-style backtracker scored a mean of 440.8 and a naive row-major one 365.6.
-The load average is printed before and after: figures are only quotable on an idle machine."""
+improvements, the last, the longest wait between two, nodes per second, the score each repair round reached) and
+the mean; ``--png`` draws the best board of all runs, ``--plot`` every run's score over time (a step line per run, a
+tick where its repair began and a ring at each fresh beam's round, from the runs' ``--json`` counters). The issue's
+yardstick: eternity2.dev's single-core 60 s benchmark on the real E2 pieces, where a Verhaard-style backtracker
+scored a mean of 440.8 and a naive row-major one 365.6. The load average is printed before and after: figures are
+only quotable on an idle machine."""
 
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="best-") as tmp:
         folder = Path(tmp)
         for backend in backends:
-            print(f"\n### {backend}\n\n| seed | score | breaks | improvements | last at | M nodes/s | after the beams "
-                  "| repair added | peak RSS |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|", flush=True)
+            print(f"\n### {backend}\n\n| seed | score | breaks | improvements | last at | longest wait "
+                  "| M nodes/s | after the beams | repair added | rounds: score x count | peak RSS |\n"
+                  "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|--:|", flush=True)
             scores = []
             for seed in parse_seeds(args.seeds):
                 puzzle, _ = generate(GeneratorSpec(args.size, args.size, like="e2", hint=True, seed=seed))
@@ -89,8 +91,11 @@ def main() -> int:
                 added = f"+{c['repair_gain']}" if "repair_gain" in c else ""
                 rss = (folder / "rss").read_text().split()[-1] if (folder / "rss").exists() else ""
                 peak = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else ""  # of the largest process (chains: one)
+                times = [t for t, _ in data["history"]]
+                wait = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)  # up to the last one
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
-                      f"{float(rate) / 1e6:.2f} | {beams} | {added} | {peak} |", flush=True)
+                      f"{wait:.1f} s | {float(rate) / 1e6:.2f} | {beams} | {added} | {rounds_reached(c)} | {peak} |",
+                      flush=True)
                 curves.append((f"{backend} seed {seed}", data["history"], c))
                 if overall is None or verdict.score > overall[0]:
                     overall = (verdict.score, puzzle, board, f"{backend} seed {seed}")
@@ -111,6 +116,12 @@ def main() -> int:
         print(f"\nscore over time: {args.plot}")
     print(f"after: {yardstick.load()}")
     return 1 if failures else 0
+
+
+def rounds_reached(counters: dict) -> str:
+    """The repair rounds' scores (counters ``rounds_scoring_S``, the first repair included) as ``460x5 461x2``."""
+    reached = sorted((int(k.rpartition("_")[2]), n) for k, n in counters.items() if k.startswith("rounds_scoring_"))
+    return " ".join(f"{score}x{n:g}" for score, n in reached)
 
 
 def plot(curves: list[tuple[str, list, dict]], path: Path, limit: float, title: str) -> None:

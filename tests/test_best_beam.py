@@ -250,5 +250,10 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
         assert check(puzzle, board).admissible and check(puzzle, board).score == score
     assert [s for _, s in streamed] == sorted({s for _, s in streamed})
     assert result.score == streamed[-1][1] == check(puzzle, result.solutions[0]).score
+    # every repaired round (the first repair included; the last fresh beam may meet the limit before its repair) is
+    # in the histogram once, none above the best board
+    reached = {int(k.rpartition("_")[2]): n for k, n in result.counters.items() if k.startswith("rounds_scoring_")}
+    assert result.counters["rounds"] <= sum(reached.values()) <= result.counters["rounds"] + 1
+    assert max(reached) <= result.score
     off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")
     assert "rounds" not in off.counters and off.options["stall"] == "off"

@@ -8,12 +8,14 @@ wide beam with the rest of the board pinned; the beam fills the board top down, 
 last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every
 better board is re-scored by the checker and streamed through ``task.on_improve`` at once; a better board of
 another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. A repair that finds no better
-board for ``stall`` seconds (60; ``off``) gives way to a fresh beam, as wide as the doubling's widest and of a new
+board for ``stall`` seconds (20; ``off``) gives way to a fresh beam, as wide as the doubling's widest and of a new
 seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a few
 minutes, and a fresh board brings a new one. Counters say which stage found each improvement
 (``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``), what came after
 (``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first (``rounds``,
-from ``rounds_from``), and the repair's figures per operator.
+from ``rounds_from``), how many rounds (the first included) reached each score from their own start, up to any
+board taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and
+the repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, seed 1, one core): the tail beams took 457 to 459 within 80 s
 of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 2``) reached 461 at 138 s of
@@ -51,7 +53,9 @@ BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
 TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
 KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
-STALL_SECONDS = 60.0  # a repair this long without a better board gives way to a fresh beam (option stall)
+STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a fresh beam (option stall); a
+# round's gains came within 11 s of its start, 5 of 6 (seeds 1-2, 600 s); 20 s reached 462 in half the time of 60 s
+ROUND_SCORES = "rounds_scoring_"  # counters: how many rounds (the first repair included) reached each score
 
 
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
@@ -265,14 +269,18 @@ class _Repair:
         puzzle, run, rep, deadline = self.puzzle, self.anytime, self.rep, self.deadline
         c = run.counters
         current, score = start, seams_fitting(puzzle, start)
+        own, taken = score, False  # the best this round found from its own start, until it took up another chain's
         rep.load(start)
         gained = clock.now()
 
-        def adopt(board: Solution, load: bool = True) -> None:
-            nonlocal current, score, gained
+        def adopt(board: Solution, load: bool = True, shared: bool = False) -> None:
+            nonlocal current, score, gained, own, taken
             if seams_fitting(puzzle, board) > score:
                 gained = clock.now()
             current, score = board, seams_fitting(puzzle, board)
+            taken = taken or shared
+            if not taken:
+                own = max(own, score)
             if load:  # the kernel's own better board is already its state
                 rep.load(board)
 
@@ -286,7 +294,7 @@ class _Repair:
                     return True
                 shared = run.task.incumbent() if run.task.incumbent is not None else None
                 if shared is not None and shared[1] > max(run.best_score, rep.best_score):
-                    adopt(shared[0])
+                    adopt(shared[0], shared=True)
                     c["adopted"] = c.get("adopted", 0) + 1
                 weight = {k: (self.prior[k] + self.gains[k]) / (1 + self.spent[k]) for k in self.spent}
                 which = "tail" if self.rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
@@ -334,6 +342,8 @@ class _Repair:
                 self.pause()
             return False
         finally:
+            key = f"{ROUND_SCORES}{own}"
+            c[key] = c.get(key, 0) + 1
             c.update(repair_moves=rep.moves, repair_cycles=rep.cycles, repair_capped=int(rep.state[3]),
                      tail_beams=self.tails, tail_seconds=round(self.spent["tail"], 3),
                      kernel_seconds=round(self.spent["kernel"], 3),
