@@ -26,6 +26,7 @@ from frontier import parse_seeds
 
 import edgematch
 from edgematch import GeneratorSpec, generate
+from edgematch.solvers.native.best.stages import rounds_reached
 
 GRACE = 15.0
 TIME = Path("/usr/bin/time")  # GNU time: the peak RSS of each run
@@ -92,9 +93,10 @@ def main() -> int:
                 rss = (folder / "rss").read_text().split()[-1] if (folder / "rss").exists() else ""
                 peak = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else ""  # of the largest process (chains: one)
                 times = [t for t, _ in data["history"]]
+                reached = " ".join(f"{score}x{n}" for score, n in sorted(rounds_reached(c).items()))
                 wait = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)  # up to the last one
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
-                      f"{wait:.1f} s | {float(rate) / 1e6:.2f} | {beams} | {added} | {rounds_reached(c)} | {peak} |",
+                      f"{wait:.1f} s | {float(rate) / 1e6:.2f} | {beams} | {added} | {reached} | {peak} |",
                       flush=True)
                 curves.append((f"{backend} seed {seed}", data["history"], c))
                 if overall is None or verdict.score > overall[0]:
@@ -116,12 +118,6 @@ def main() -> int:
         print(f"\nscore over time: {args.plot}")
     print(f"after: {yardstick.load()}")
     return 1 if failures else 0
-
-
-def rounds_reached(counters: dict) -> str:
-    """The repair rounds' scores (counters ``rounds_scoring_S``, the first repair included) as ``460x5 461x2``."""
-    reached = sorted((int(k.rpartition("_")[2]), n) for k, n in counters.items() if k.startswith("rounds_scoring_"))
-    return " ".join(f"{score}x{n:g}" for score, n in reached)
 
 
 def plot(curves: list[tuple[str, list, dict]], path: Path, limit: float, title: str) -> None:

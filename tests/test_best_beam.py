@@ -15,6 +15,7 @@ from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best.beam import BeamTables, beam, beam_seed, board_of, fill_cells, rare_colour_weights
+from edgematch.solvers.native.best.stages import rounds_reached
 from tests.timing import timed
 
 
@@ -252,7 +253,7 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
     assert result.score == streamed[-1][1] == check(puzzle, result.solutions[0]).score
     # every repaired round (the first repair included; the last fresh beam may meet the limit before its repair) is
     # in the histogram once, none above the best board
-    reached = {int(k.rpartition("_")[2]): n for k, n in result.counters.items() if k.startswith("rounds_scoring_")}
+    reached = rounds_reached(result.counters)
     assert result.counters["rounds"] <= sum(reached.values()) <= result.counters["rounds"] + 1
     assert max(reached) <= result.score
     off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")

@@ -30,6 +30,7 @@ from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Solution
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best.admissible import admissible_board
+from edgematch.solvers.native.best.stages import rounds_reached
 from edgematch.solvers.parallel import chains
 from edgematch.solvers.policy import regime
 from tests import terminal
@@ -91,7 +92,7 @@ def test_two_workers_return_the_best_board_of_their_chains_and_leave_no_process(
     assert c["states"] == c["chain0_states"] + c["chain1_states"]
     assert c["beam_score"] == max(c["chain0_beam_score"], c["chain1_beam_score"])  # the stages, over the chains
     assert c["repair_gain"] == result.score - c["beam_score"] >= 0
-    reached = {int(k.rpartition("_")[2]): n for k, n in c.items() if k.startswith("rounds_scoring_")}
+    reached = rounds_reached(c)
     if "repair_from" in c:  # a chain repaired: each chain's rounds are summed into one histogram
         assert 1 <= sum(reached.values()) <= 2 + c.get("rounds", 0) and max(reached) <= result.score
     assert result.options["workers"] == 2 and result.options["seeds"] == "5-6" and result.options["seed"] == 5

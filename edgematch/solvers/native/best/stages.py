@@ -58,6 +58,11 @@ STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a
 ROUND_SCORES = "rounds_scoring_"  # counters: how many rounds (the first repair included) reached each score
 
 
+def rounds_reached(counters: dict) -> dict[int, int]:
+    """The rounds' histogram of a result's counters (``rounds_scoring_S``): score -> how many rounds reached it."""
+    return {int(k[len(ROUND_SCORES):]): int(n) for k, n in counters.items() if k.startswith(ROUND_SCORES)}
+
+
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     """The native backend's ``best`` with ``search=beam``: beams (see the module docstring), then repair from
     the best board (:mod:`~edgematch.solvers.native.best.repair`) for the rest of the time."""
