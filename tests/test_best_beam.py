@@ -14,7 +14,16 @@ from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.native import kernels
-from edgematch.solvers.native.best.beam import BeamTables, beam, beam_seed, board_of, fill_cells, rare_colour_weights
+from edgematch.solvers.native.best import stages
+from edgematch.solvers.native.best.beam import (
+    FIRST_WIDTH,
+    BeamTables,
+    beam,
+    beam_seed,
+    board_of,
+    fill_cells,
+    rare_colour_weights,
+)
 from edgematch.solvers.native.best.stages import rounds_reached
 from tests.timing import timed
 
@@ -247,6 +256,7 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
                             on_improve=lambda board, score: streamed.append((board, score)))
     assert result.counters.get("rounds", 0) >= 1
     assert result.options["stall"] == 0.2
+    assert result.counters["widest"] == 500  # a given width holds for the rounds' beams too
     for board, score in streamed:
         assert check(puzzle, board).admissible and check(puzzle, board).score == score
     assert [s for _, s in streamed] == sorted({s for _, s in streamed})
@@ -258,3 +268,13 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
     assert max(reached) <= result.score
     off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")
     assert "rounds" not in off.counters and off.options["stall"] == "off"
+
+
+def test_a_round_beam_is_twice_as_wide_as_the_doubling_went(monkeypatch):
+    """Without ``width``, the doubling stops at its top and every round's fresh beam is twice that wide (once: the
+    rounds do not go on doubling)."""
+    monkeypatch.setattr(stages, "LADDER_TOP", 2 * FIRST_WIDTH)
+    puzzle = _spoiled(GeneratorSpec(8, 8, like="e2", hint=True, seed=5), swaps=4)
+    result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", stall=0.2, beam_share=0.5)
+    assert result.counters.get("rounds", 0) >= 2
+    assert result.counters["widest"] == 4 * FIRST_WIDTH

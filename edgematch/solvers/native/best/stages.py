@@ -1,21 +1,21 @@
 """The anytime driver of native ``best`` on boards above 25 free cells (issue 23): beams, then repair.
 
-:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.best.beam`) for ``beam_share`` (0.7) of
-the time limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board
-for the rest (``repair=off``: beams until the time limit). The repair draws, by what each found per second so
-far, between *tail beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a
-wide beam with the rest of the board pinned; the beam fills the board top down, so its breaks gather in the
-last rows) and the compiled large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every
-better board is re-scored by the checker and streamed through ``task.on_improve`` at once; a better board of
-another chain (``task.incumbent``, ``best --workers``) is taken up by the repair. A repair that finds no better
-board for ``stall`` seconds (20; ``off``) gives way to a fresh beam, as wide as the doubling's widest and of a new
-seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a few
-minutes, and a fresh board brings a new one. Counters say which stage found each improvement
+:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.best.beam`) for ``beam_share`` (0.7) of the
+time limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board for the
+rest (``repair=off``: beams until the time limit). The repair draws, by what each found per second so far, between
+*tail beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a wide beam with the
+rest of the board pinned; the beam fills the board top down, so its breaks gather in the last rows) and the compiled
+large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every better board is re-scored by the
+checker and streamed through ``task.on_improve`` at once; a better board of another chain (``task.incumbent``,
+``best --workers``) is taken up by the repair. A repair that finds no better board for ``stall`` seconds (20;
+``off``) gives way to a fresh beam, twice as wide as the doubling's widest (as memory allows; ``width=N``: N) and of
+a new seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a
+few minutes, and a fresh board brings a new one. Counters say which stage found each improvement
 (``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``), what came after
-(``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first (``rounds``,
-from ``rounds_from``), how many rounds (the first included) reached each score from their own start, up to any
-board taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and
-the repair's figures per operator.
+(``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first (``rounds``, from
+``rounds_from``), how many rounds (the first included) reached each score from their own start, up to any board
+taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and the
+repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, seed 1, one core): the tail beams took 457 to 459 within 80 s
 of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 2``) reached 461 at 138 s of
@@ -51,6 +51,8 @@ from edgematch.solvers.native.tables import BuildTimedOut
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
+ROUND_FACTOR = 2  # a round's fresh beam, times the doubling's widest: rounds of 256,000 reached 0.4 seams more (seeds
+# 1-3, 600 s, one core: a mean of 460.9 over 37 rounds against 460.5 over 49; benchmarks/README.md, "Wider rounds")
 TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
 KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
 STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a fresh beam (option stall); a
@@ -116,16 +118,17 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 start = _beams(puzzle, bt, run, width, fanout, seed, beams_until, deadline, top, pause)
             run.counters["beam_score"] = run.best_score
             repair = None
+            round_width = width or min(ROUND_FACTOR * max(int(run.counters["widest"]), FIRST_WIDTH),
+                                       widest_fitting(bt, fanout) if bt is not None else FIRST_WIDTH)
             while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
                 repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause)
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
                 if repair is None or not repair.run(start or run.best_board, stall):
                     break
-                # stalled: a fresh beam as wide as the doubling's widest, and its board repaired next
+                # stalled: a fresh, wider beam, and its board repaired next
                 run.counters.setdefault("rounds_from", round(clock.now() - t0, 3))
                 run.counters["rounds"] = run.counters.get("rounds", 0) + 1
-                start = _beams(puzzle, bt, run, max(int(run.counters["widest"]), FIRST_WIDTH), fanout, seed,
-                               deadline, deadline, None, pause, once=True)
+                start = _beams(puzzle, bt, run, round_width, fanout, seed, deadline, deadline, None, pause, once=True)
         except _Solved as solved:
             run.offer(solved.board, "first-solution search")
     except KeyboardInterrupt:
@@ -186,9 +189,7 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
     """Successive beams until ``until`` (or, without it, until the doubling passes ``top``; with neither,
     until stopped; ``once``: one beam), every better board offered to ``run``: the best board they found (None:
     none), which the repair goes on from, whether or not it beat the run's."""
-    cap = FIRST_WIDTH
-    while bt.memory(cap * 2, fanout) <= memory_cap():
-        cap *= 2
+    cap = widest_fitting(bt, fanout)
     c = run.counters
     w = width or FIRST_WIDTH
     rate = 0.0  # width units per second, measured
@@ -223,6 +224,14 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
         if width is None:
             w = min(w * 2, cap)
     return None if best is None else best[1]
+
+
+def widest_fitting(bt: BeamTables, fanout: int) -> int:
+    """The widest beam of the doubling (``FIRST_WIDTH`` times a power of two) within :func:`memory_cap`."""
+    cap = FIRST_WIDTH
+    while bt.memory(cap * 2, fanout) <= memory_cap():
+        cap *= 2
+    return cap
 
 
 def _late(deadline: float | None) -> bool:
