@@ -351,3 +351,19 @@ def test_a_chain_stopped_while_it_starts_reports_instead_of_dying(monkeypatch):
     assert "died" not in result.message and result.counters.get("chains_lost", 0) == 0, result.message
     assert result.status is Status.TIMEOUT
     assert ours(psutil.Process()) == []
+
+
+def test_chains_keep_the_one_process_memory_bound_while_a_quarter_of_the_machine_holds_them():
+    """Each chain's beam bound: the one-process bound while all chains' beams fit a quarter of the machine's memory,
+    that quarter divided between them on a smaller machine, and never less than the bound divided between them."""
+    from edgematch.solvers.native.best.beam import MEMORY_CAP
+    from edgematch.solvers.native.best.chains import chain_memory_cap
+
+    gib = 2**30
+    assert chain_memory_cap(MEMORY_CAP, 2, 24 * gib) == MEMORY_CAP
+    assert chain_memory_cap(MEMORY_CAP, 8, 24 * gib) == 24 * gib // 4 // 8
+    assert chain_memory_cap(MEMORY_CAP, 2, 2 * gib) == MEMORY_CAP // 2
+    for workers in (2, 3, 8, 100):
+        for total in (gib, 4 * gib, 64 * gib):
+            assert MEMORY_CAP // workers <= chain_memory_cap(MEMORY_CAP, workers, total) <= MEMORY_CAP
+            assert workers * chain_memory_cap(MEMORY_CAP, workers, total) <= max(MEMORY_CAP, total // 4)

@@ -38,6 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import psutil
+
 from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
@@ -66,16 +68,25 @@ SUMMED = ("states", "children", "beams", "nodes", "restarts", "rounds")  # count
 STAGES = ("beam_score", "repair_gain", "improved_by_beam", "improved_by_repair", "adopted", "tail_beams",
           "repair_moves", "repair_from", "rounds", "rounds_from")  # the beam-and-repair search's figures, per chain
 RATES = ("states_per_s", "nodes_per_s")  # rates that add up over chains running side by side
+MACHINE_SHARE = 0.25  # the share of a machine's memory the beams of its chains may take together
 
 
 def best_plan(backend: Backend, task: Task, index: int) -> tuple[Backend, dict]:
     """What chain ``index`` runs: the caller's search with seed ``seed + index``; the chains of one machine share
-    its memory bound (the beam's cap is divided between them; run in the chain's process)."""
+    its memory (:func:`chain_memory_cap`; run in the chain's process)."""
     if task.cluster is None and task.workers > 1:
         from edgematch.solvers.native.best import beam
 
-        beam.MEMORY_CAP //= task.workers
+        beam.MEMORY_CAP = chain_memory_cap(beam.MEMORY_CAP, task.workers, psutil.virtual_memory().total)
     return seeded(backend, task, index)
+
+
+def chain_memory_cap(cap: int, workers: int, total: int) -> int:
+    """Bytes one beam of each of ``workers`` chains may take on a machine of ``total`` bytes: the one-process bound
+    ``cap`` while the chains' beams together stay within :data:`MACHINE_SHARE` of the memory, else that share (at
+    least ``cap``) divided between them. Two chains on 24 GiB keep 1.5 GiB each, room for the rounds' 256,000-wide
+    beams on 16x16 (0.87 GiB; ``cap`` halved, they were 128,000 wide)."""
+    return min(cap, max(cap, int(total * MACHINE_SHARE)) // workers)
 
 
 @dataclass
