@@ -270,11 +270,13 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
     assert "rounds" not in off.counters and off.options["stall"] == "off"
 
 
-def test_a_round_beam_is_twice_as_wide_as_the_doubling_went(monkeypatch):
-    """Without ``width``, the doubling stops at its top and every round's fresh beam is twice that wide (once: the
-    rounds do not go on doubling)."""
+@pytest.mark.parametrize("factor", [1, 2])
+def test_a_round_beam_is_the_doubling_s_top_times_the_round_factor(monkeypatch, factor):
+    """Without ``width``, the doubling stops at its top and every round's fresh beam is ``ROUND_FACTOR`` times that
+    wide (once: the rounds do not go on doubling)."""
     monkeypatch.setattr(stages, "LADDER_TOP", 2 * FIRST_WIDTH)
+    monkeypatch.setattr(stages, "ROUND_FACTOR", factor)
     puzzle = _spoiled(GeneratorSpec(8, 8, like="e2", hint=True, seed=5), swaps=4)
     result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", stall=0.2, beam_share=0.5)
     assert result.counters.get("rounds", 0) >= 2
-    assert result.counters["widest"] == 4 * FIRST_WIDTH
+    assert result.counters["widest"] == factor * 2 * FIRST_WIDTH

@@ -8,7 +8,7 @@ rest of the board pinned; the beam fills the board top down, so its breaks gathe
 large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every better board is re-scored by the
 checker and streamed through ``task.on_improve`` at once; a better board of another chain (``task.incumbent``,
 ``best --workers``) is taken up by the repair. A repair that finds no better board for ``stall`` seconds (20;
-``off``) gives way to a fresh beam, twice as wide as the doubling's widest (as memory allows; ``width=N``: N) and of
+``off``) gives way to a fresh beam, as wide as the doubling's widest (:data:`ROUND_FACTOR`; ``width=N``: N) and of
 a new seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a
 few minutes, and a fresh board brings a new one. Counters say which stage found each improvement
 (``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``), what came after
@@ -51,8 +51,9 @@ from edgematch.solvers.native.tables import BuildTimedOut
 
 BEAM_SHARE = 0.7  # at most this share of the time limit for the beams; the rest repairs the best board
 LADDER_TOP = 128_000  # the doubling's widest beam before the repair starts
-ROUND_FACTOR = 2  # a round's fresh beam, times the doubling's widest: rounds of 256,000 reached 0.4 seams more (seeds
-# 1-3, 600 s, one core: a mean of 460.9 over 37 rounds against 460.5 over 49; benchmarks/README.md, "Wider rounds")
+ROUND_FACTOR = 1  # a round's fresh beam, times the doubling's widest. 2 was measured (benchmarks/README.md, "Wider
+# rounds"): its rounds reached 0.1-0.4 seams more on average but came 1.3x slower, and 30 minutes on 2 cores gave the
+# same 463 / 463 / 462 (mean 462.7) at twice the memory, so the rounds stay as wide as the doubling went
 TAIL_WIDTH = 100_000  # the repair's tail beams (seed 1 from 457: +2 in 300 s at this width)
 KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
 STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a fresh beam (option stall); a
