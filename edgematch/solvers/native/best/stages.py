@@ -126,7 +126,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
                 if repair is None or not repair.run(start or run.best_board, stall):
                     break
-                # stalled: a fresh, wider beam, and its board repaired next
+                # stalled: a fresh beam (ROUND_FACTOR times the doubling's widest), and its board repaired next
                 run.counters.setdefault("rounds_from", round(clock.now() - t0, 3))
                 run.counters["rounds"] = run.counters.get("rounds", 0) + 1
                 start = _beams(puzzle, bt, run, round_width, fanout, seed, deadline, deadline, None, pause, once=True)
