@@ -53,10 +53,11 @@ def _searched(tables, budget: int, capacity: int = 0, want: int | None = None):
     return search.solutions, search.nodes, found
 
 
-@pytest.mark.parametrize("order", ["row", "frame", "band2", "spiral"])
+@pytest.mark.parametrize("order", ["row", "column", "frame", "band2", "spiral"])
 def test_counts_and_the_order_of_solutions_equal_the_loop_without_it(order):
     """Every board of the mix, in each fill order: the same boards counted, and the same first solutions in the
-    same order (the look-ahead only cuts subtrees without one); never more nodes. In the row order it must cut."""
+    same order (the look-ahead only cuts subtrees without one); never more nodes. In the row and column orders it
+    must cut."""
     cut = 0
     for name, puzzle in _boards(range(1, 9)):
         plain = build_tables(puzzle, order, symmetry=True)
@@ -69,7 +70,7 @@ def test_counts_and_the_order_of_solutions_equal_the_loop_without_it(order):
         first_plain = drive(Search(plain, capacity=8), want=FIRST).found[:FIRST]
         first_ahead = drive(Search(ahead, capacity=8), want=FIRST).found[:FIRST]
         assert [tuple(x) for x in first_ahead] == [tuple(x) for x in first_plain], (name, order)
-    if order == "row":
+    if order in ("row", "column"):
         assert cut >= 40  # of 58 boards
 
 
@@ -78,6 +79,7 @@ def test_counts_agree_with_the_brute_force_on_the_cross_checks_stream():
     look-ahead (the memo off, which does not use it) in the row and frame orders, against the brute force."""
     cases = list(xc.generate_cases(41, 100))
     report = xc.run_xcheck(cases, len(cases), ("native@memo=off@lookahead=on",
+                                               "native@memo=off@lookahead=on@order=column",
                                                "native@memo=off@lookahead=on@order=frame"), jobs=2, out=None)
     assert report.checked == len(cases) and report.stopped == ""
     assert report.ok, [f.case.label for f in report.failures]
@@ -119,15 +121,22 @@ def test_stopping_and_resuming_anywhere_counts_the_same():
         assert search.solutions == plain.solutions, name
 
 
-def test_segments_follow_the_runs_of_cells_filled_west_to_east():
-    """The row order: one segment per row. A hinted cell splits its row in two. The frame order: the top row and
-    the inside rows. More norm labels than a word holds: no look-ahead (the loop runs without it)."""
+def test_segments_follow_the_runs_of_cells_filled_west_to_east_or_north_to_south():
+    """The row order: one segment per row, running out east. The column order: one per column, running out south.
+    A hinted cell splits its row (or column) in two. The frame order: the top row and the inside rows. More norm
+    labels than a word holds: no look-ahead (the loop runs without it)."""
     puzzle, planted = generate(GeneratorSpec(6, 5, like="peak", seed=3))
     rows = build_tables(puzzle, "row", lookahead=True).rows
     assert rows is not None and rows.seg_len.tolist() == [6] * 5 and rows.seg_first.tolist() == [0, 6, 12, 18, 24]
+    assert rows.out == 1
+    columns = build_tables(puzzle, "column", lookahead=True).rows
+    assert columns is not None and columns.seg_len.tolist() == [5] * 6 and columns.out == 2
+    assert columns.seg_first.tolist() == [0, 5, 10, 15, 20, 25]
     hinted = replace(puzzle, hints=(Hint(14, *planted.cells[14]),))  # row 2, column 2
     split = build_tables(hinted, "row", lookahead=True).rows
     assert split is not None and split.seg_len.tolist() == [6, 6, 2, 3, 6, 6]
+    split = build_tables(hinted, "column", lookahead=True).rows
+    assert split is not None and split.seg_len.tolist() == [5, 5, 2, 2, 5, 5, 5]
     frame = build_tables(puzzle, "frame", lookahead=True).rows
     # the top row; the ring's last cell (row 1, column 0) and row 1's inside; rows 2-3's inside
     assert frame is not None and frame.seg_len.tolist() == [6, 5, 4, 4]

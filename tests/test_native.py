@@ -56,10 +56,11 @@ def test_every_fill_order_finds_the_same_solutions(order):
         assert set(result.solutions) == expected and len(result.solutions) == len(expected)
 
 
+@pytest.mark.parametrize("order", ["band2", "column"])
 @pytest.mark.parametrize(("width", "height"), [(1, 1), (1, 4), (4, 1), (3, 3), (5, 4), (4, 5), (6, 7)])
-def test_band2_fills_every_cell_once_with_a_placed_neighbour(width, height):
+def test_band2_and_column_fill_every_cell_once_with_a_placed_neighbour(width, height, order):
     puzzle, _ = generate(GeneratorSpec(width, height, colours=3, seed=1))
-    cells = fill_order(puzzle, "band2")
+    cells = fill_order(puzzle, order)
     assert sorted(cells) == list(range(width * height))
     for k, cell in enumerate(cells[1:], 1):  # each cell but the first meets one placed before it (a seam)
         r, c = divmod(cell, width)
@@ -72,12 +73,14 @@ def test_band2_fills_every_cell_once_with_a_placed_neighbour(width, height):
     GeneratorSpec(4, 5, colours=5, rotations=False, seed=2),
     GeneratorSpec(4, 4, colours=3, rule="signed", seed=6),  # 79,416 boards
 ])
-def test_band2_counts_what_the_row_scan_counts(spec):
-    """Beyond the oracle's 3x3 boards: whole bands and a last band of one row give the row scan's counts."""
+@pytest.mark.parametrize("order", ["band2", "column"])
+def test_band2_and_column_count_what_the_row_scan_counts(spec, order):
+    """Beyond the oracle's 3x3 boards: whole bands and a last band of one row, and columns of boards wider than
+    high and higher than wide, give the row scan's counts."""
     puzzle, _ = generate(spec)
     row = edgematch.count(puzzle, distinct=True, backend="native", order="row")
-    band = edgematch.count(puzzle, distinct=True, backend="native", order="band2")
-    assert row.count > 0 and (band.count, band.distinct) == (row.count, row.distinct)
+    other = edgematch.count(puzzle, distinct=True, backend="native", order=order)
+    assert row.count > 0 and (other.count, other.distinct) == (row.count, row.distinct)
 
 
 def test_solutions_generator_honours_the_limit_and_checks():

@@ -77,8 +77,9 @@ ExplainOpt = Annotated[
 ]
 OrderOpt = Annotated[
     str | None, typer.Option("--order", help="Native fill order: auto (default: frame first on a framed board "
-                             "whose rim is the tight part, else row), row, spiral, frame, band2 (bands of two rows, "
-                             "column by column), or dynamic (the open cell with the fewest candidates next).")
+                             "whose rim is the tight part, else row), row, column (column by column, each top to "
+                             "bottom), spiral, frame, band2 (bands of two rows, column by column), or dynamic (the "
+                             "open cell with the fewest candidates next).")
 ]
 ConfirmOpt = Annotated[
     bool, typer.Option("--confirm", help="Re-derive \"no solution\" or the count with a backend of another "

@@ -290,7 +290,7 @@ def count(
 
 def estimate(puzzle: PuzzleLike, seconds: float = 1.0, seed: int = 1, order: str = "auto") -> Any:
     """What a count of ``puzzle`` would find and cost, in about ``seconds``, without counting: the native
-    count's tree size in the fill ``order`` (auto, row, spiral, frame or band2: the probes follow one static
+    count's tree size in the fill ``order`` (auto, row, column, spiral, frame or band2: the probes follow one static
     order), its raw (and about its distinct) solutions, each with the spread of independent batches, and the
     time at the node rate measured on this machine (Knuth's random probes; see
     :mod:`edgematch.solvers.native.count.estimate`). Read it as an order of magnitude. Returns a ``CountEstimate``."""

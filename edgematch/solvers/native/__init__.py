@@ -13,8 +13,8 @@ but remembers the boards below each state it searched and meets in the middle on
 (:mod:`edgematch.solvers.native.count.memo`, option ``memo``).
 
 Options: ``order`` (``auto`` default: the more constrained region first, see
-:func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``spiral``, ``frame``, ``band2``) and ``symmetry``
-(default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
+:func:`~edgematch.solvers.native.tables.auto_order`; ``row``, ``column``, ``spiral``, ``frame``, ``band2``) and
+``symmetry`` (default on: a count fixes the board's turn with an anchor tile when the puzzle has one, and multiplies
 back; see :mod:`edgematch.solvers.native.tables`). ``workers=N`` splits the tree by prefixes
 (:mod:`edgematch.solvers.native.count.parts`) and runs the parts in separate processes (count, all, and a first
 solution of ``native:dfs``); a first solution of ``native`` with ``workers=N`` or a cluster races N (or one per
@@ -168,7 +168,7 @@ class NativeBackend(Backend):
                          f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
                           "first), else index (the file's tile order)", "symmetry": "on",
-                "lookahead": "auto (on in the row order)",
+                "lookahead": "auto (on in the row and column orders)",
                 "fc": "off", "bounds": "off", "match": "off",
                 "memo": f"auto (a count: a table of up to {MEMO_MIB} MiB per process or worker; off where distinct "
                         "boards need the canonical test)",
@@ -184,11 +184,11 @@ class NativeBackend(Backend):
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
-        "order": "the fill order: auto, row, spiral, frame, band2 or dynamic (also --order)",
+        "order": "the fill order: auto, row, column, spiral, frame, band2 or dynamic (also --order)",
         "values": "which of a cell's candidates come first: rare or index",
         "symmetry": "a count fixes the board's turn with a unique tile and multiplies back",
-        "lookahead": "the plain loop skips a tile whose east side leaves the rest of its row no way to be filled "
-                     "with the free tiles: auto, on or off",
+        "lookahead": "the plain loop skips a tile whose east side leaves the rest of its row (south side: its "
+                     "column) no way to be filled with the free tiles: auto, on or off",
         "fc": "forward checking: refuse a placement that leaves an open neighbour no candidate",
         "bounds": "the free tiles must show each colour as often as the open cells ask for it",
         "match": "the open cells beside placed ones must take distinct fitting free tiles",

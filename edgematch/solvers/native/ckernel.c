@@ -59,19 +59,20 @@ static inline uint64_t bucket_after(int64_t d, int64_t cell, const uint32_t *EM_
 }
 
 /* The first candidate from i on (before e) whose tile type has a copy left and that shows the labels of the
- * position's extra neighbours: e when none does. With `look` (a constant: the loop is compiled once with it, once
- * without), also one whose east label is in the mask `east_ok` (the row look-ahead's). */
+ * position's extra neighbours: e when none does. With `look` (a constant, 0 or the side the look-ahead's segments
+ * run out of: the loop is compiled once for each), also one whose label on that side is in the mask `out_ok` (the
+ * row look-ahead's). */
 static inline __attribute__((always_inline)) int64_t look_fit(
     int64_t i, int64_t e, int64_t n_extra, const uint32_t *EM_RESTRICT ex_side, const uint32_t *EM_RESTRICT ex_src,
     const int32_t *EM_RESTRICT type_left, const uint32_t *EM_RESTRICT cand_type, const uint32_t *EM_RESTRICT cand_edge,
-    const uint32_t *EM_RESTRICT placed, const int look, const uint64_t east_ok) {
+    const uint32_t *EM_RESTRICT placed, const int look, const uint64_t out_ok) {
     if (n_extra == 0) {
-        while (i < e && ((look && !((east_ok >> cand_edge[i * 4 + 1]) & 1)) || type_left[cand_type[i]] <= 0)) i++;
+        while (i < e && ((look && !((out_ok >> cand_edge[i * 4 + look]) & 1)) || type_left[cand_type[i]] <= 0)) i++;
         return i;
     }
     for (; i < e; i++) {
         const uint32_t *edge = cand_edge + i * 4;
-        if (look && !((east_ok >> edge[1]) & 1)) continue;
+        if (look && !((out_ok >> edge[look]) & 1)) continue;
         if (type_left[cand_type[i]] <= 0) continue;
         int64_t x = 0;
         while (x < n_extra && edge[ex_side[x]] == placed[ex_src[x]]) x++;
@@ -102,15 +103,16 @@ static int canonical(const int32_t *EM_RESTRICT vis, int64_t n_vis, const int32_
     return 1;
 }
 
-/* The row look-ahead (em_rows_t, rows.py). When a segment (a run of cells filled west to east) begins, rows_build
- * lists for each of its cells c >= 1 the west labels from which cells c.. to its end can be filled with the tiles
- * free then, a tile allowed in several cells at once: entry c holds a west label x when some free candidate of
- * cell c shows x on its west side and, on its east side, a label of entry c + 1 (the entry past the end holds
- * every label). A candidate of cell c is then tried only if its east label is in entry c + 1. The entries
- * over-approximate what the row can take (tiles reusable, the cells' further neighbours not asked), so no solution
- * is lost and a search that ends without one still proves there is none; the loop meets the same solutions in the
- * same order, in fewer nodes. The free tiles are kept as a bit per candidate (slot), set and cleared when a type's
- * last copy is placed or freed. */
+/* The row look-ahead (em_rows_t, rows.py). When a segment (a run of cells filled west to east, or in the column
+ * order north to south) begins, rows_build lists for each of its cells c >= 1 the labels on its in side (west, or
+ * north) from which cells c.. to its end can be filled with the tiles free then, a tile allowed in several cells
+ * at once: entry c holds an in label x when some free candidate of cell c shows x on its in side and, on its out
+ * side (east, or south), a label of entry c + 1 (the entry past the end holds every label). A candidate of cell c
+ * is then tried only if its out label is in entry c + 1. The entries over-approximate what the run can take
+ * (tiles reusable, the cells' further neighbours not asked), so no solution is lost and a search that ends
+ * without one still proves there is none; the loop meets the same solutions in the same order, in fewer nodes.
+ * The free tiles are kept as a bit per candidate (slot), set and cleared when a type's last copy is placed or
+ * freed. */
 static inline void rows_flip(const em_rows_t *EM_RESTRICT r, uint32_t type, int on) {
     for (int64_t k = (int64_t)type * r->pairs, e = k + r->pairs; k < e; k++) { /* a fixed count: no mispredicts */
         if (on)
@@ -133,15 +135,15 @@ static void rows_build(const em_rows_t *EM_RESTRICT r, int64_t seg, const uint32
         uint64_t acc = 0;
         for (int64_t w = w0; w < w1; w++) {
             uint64_t m = r->free[w];
-            const uint8_t *west = r->slot_west + w * 64, *east = r->slot_east + w * 64;
+            const uint8_t *in = r->slot_in + w * 64, *out = r->slot_out + w * 64;
             while (m) {
                 const int k = __builtin_ctzll(m);
                 m &= m - 1;
-                acc |= ((next >> east[k]) & 1) << west[k];
+                acc |= ((next >> out[k]) & 1) << in[k];
             }
         }
         entry[c] = next = acc;
-        if (!acc) { /* no west label lets cells c.. be filled: nor can cells before c */
+        if (!acc) { /* no in label lets cells c.. be filled: nor can cells before c */
             for (int64_t k = c - 1; k >= 0; k--) entry[k] = 0;
             return;
         }
@@ -176,7 +178,8 @@ static void rows_enter(const em_rows_t *EM_RESTRICT r, int64_t d, int64_t start,
  * state[DEPTH] nothing is placed and ptr[depth] is the next candidate to try, end[depth] one past the last.
  * Shapes: order[P]; extra_src, extra_side [P, extra_cols]; cand_edge, cand_vis [C, 4]; vis[n_vis];
  * turn_src [n_turns, turn_cols]; out [cap, out_cols]. `rows`: the row look-ahead, or NULL (the loop is compiled
- * twice, with and without it, so the plain one pays nothing for it). PLAIN_PARAMS is em_api.h's prototype (the
+ * three times: without it, and with it for segments running east and south, so the plain one pays nothing for it
+ * and the look-ahead's side is a constant). PLAIN_PARAMS is em_api.h's prototype (the
  * compiler checks em_search against it), PLAIN_ARGS the same names as arguments. */
 #define PLAIN_PARAMS \
     const uint32_t *EM_RESTRICT order, int64_t P, \
@@ -208,10 +211,10 @@ static inline __attribute__((always_inline)) int64_t plain_loop(PLAIN_PARAMS, co
      * state between calls is the same), never read back on the way down */
     int64_t i = ptr[d];
     int64_t e = end[d];
-    uint64_t east_ok = look ? rows->table[rows->check[d]] : 0; /* the east labels depth d's candidates may show */
+    uint64_t out_ok = look ? rows->table[rows->check[d]] : 0; /* the labels depth d's candidates may show out */
     for (;;) {
         i = look_fit(i, e, extra_n[d], extra_side + d * extra_cols, extra_src + d * extra_cols, type_left, cand_type,
-                     cand_edge, placed, look, east_ok);
+                     cand_edge, placed, look, out_ok);
         if (i >= e) {
             if (d == start) {
                 ptr[d] = (uint32_t)i;
@@ -222,7 +225,7 @@ static inline __attribute__((always_inline)) int64_t plain_loop(PLAIN_PARAMS, co
             if (type_left[t]++ == 0 && look) rows_flip(rows, t, 1);
             i = ptr[d];
             e = end[d];
-            if (look) east_ok = rows->table[rows->check[d]];
+            if (look) out_ok = rows->table[rows->check[d]];
             continue;
         }
         ptr[d] = (uint32_t)(i + 1);
@@ -266,7 +269,7 @@ static inline __attribute__((always_inline)) int64_t plain_loop(PLAIN_PARAMS, co
         if (look) {
             const int32_t seg = rows->seg_of[d];
             if (seg >= 0 && rows->seg_first[seg] == d) rows_build(rows, seg, key_b, placed);
-            east_ok = rows->table[rows->check[d]];
+            out_ok = rows->table[rows->check[d]];
         }
         const uint64_t b = bucket_after(d, cell, edge, base, key_a, key_b, placed, width);
         i = tab_start[b];
@@ -294,7 +297,7 @@ int64_t em_search(PLAIN_PARAMS)
     }
     if (rows) {
         rows_enter(rows, state[DEPTH], start, key_b, cand_type, picks, type_left, placed);
-        return plain_loop(PLAIN_ARGS, 1);
+        return rows->out == 2 ? plain_loop(PLAIN_ARGS, 2) : plain_loop(PLAIN_ARGS, 1); /* south, or east */
     }
     return plain_loop(PLAIN_ARGS, 0); /* rows is NULL: the loop without the look-ahead */
 }
@@ -610,7 +613,7 @@ typedef struct {
 static inline int probe_fits(const probe_t *g, int64_t d, int64_t i) {
     if (g->type_left[g->cand_type[i]] <= 0) return 0;
     const uint32_t *edge = g->cand_edge + i * 4;
-    if (g->rows && !((g->rows->table[g->rows->check[d]] >> edge[1]) & 1)) return 0;
+    if (g->rows && !((g->rows->table[g->rows->check[d]] >> edge[g->rows->out]) & 1)) return 0;
     for (int64_t x = 0; x < (int64_t)g->extra_n[d]; x++)
         if (edge[g->extra_side[d * g->extra_cols + x]] != g->placed[g->extra_src[d * g->extra_cols + x]]) return 0;
     return 1;

@@ -14,8 +14,8 @@ const char *em_compiler(void);
 /* ckernel.c */
 
 /* The plain loop's row look-ahead (rows.py builds it; ckernel.c's rows_build says how it prunes). A segment is a
- * run of positions filling cells west to east, each keyed on its west neighbour (the one before it) and on a
- * label placed before the segment began. Slots: each (combo, other key label) group's candidates, 64 to a word;
+ * run of positions filling cells west to east (in the column order north to south), each keyed on the neighbour
+ * before it (key a) and on a label placed before the segment began. Slots: each (combo, other key label) group's candidates, 64 to a word;
  * `free` has the bit of every slot whose tile type has a copy left (and one spare word, past the last, that the
  * padding pairs point at). */
 typedef struct {
@@ -23,15 +23,16 @@ typedef struct {
     int64_t words;             /* words of slots (`free` has one more: the spare) */
     int64_t types;             /* tile types */
     int64_t pairs;             /* (word, bits) pairs per tile type, padded with (words, 0) */
+    int64_t out;               /* the side the segments run out of: 1 east (rows), 2 south (columns) */
     const int32_t *seg_of;     /* [P] the segment of each position, -1: none */
     const int32_t *seg_first;  /* [S] its first position */
     const int32_t *seg_len;    /* [S] its positions */
-    const int32_t *check;      /* [P] the entry of `table` a candidate's east label must be in (0: every label) */
+    const int32_t *check;      /* [P] the entry of `table` a candidate's out label must be in (0: every label) */
     const int32_t *group_base; /* [P] the first group of each position's combo (combo x width) */
     const int32_t *group_word; /* [G] the first word of each group (G = combos x width) */
     const int32_t *group_words;/* [G] its words */
-    const uint8_t *slot_west;  /* [words * 64] the west label of each slot's candidate */
-    const uint8_t *slot_east;  /* [words * 64] its east label */
+    const uint8_t *slot_in;    /* [words * 64] the in label (key a's side) of each slot's candidate */
+    const uint8_t *slot_out;   /* [words * 64] its out label */
     const int32_t *type_word;  /* [T * pairs] the words holding each tile type's slots */
     const uint64_t *type_bits; /* [T * pairs] and its bits in each */
     uint64_t *table;           /* [1 + S * span] written: entry 0 every label, then each segment's entries */

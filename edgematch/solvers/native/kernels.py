@@ -230,10 +230,11 @@ def rows_struct(tables: Tables, scratch: tuple[np.ndarray, np.ndarray]) -> tuple
     shapes = {"seg_of": (np.int32, positions), "seg_first": (np.int32, rows.segments),
               "seg_len": (np.int32, rows.segments), "check": (np.int32, positions), "group_base": (np.int32, positions),
               "group_word": (np.int32, groups), "group_words": (np.int32, groups),
-              "slot_west": (np.uint8, rows.words * 64), "slot_east": (np.uint8, rows.words * 64),
+              "slot_in": (np.uint8, rows.words * 64), "slot_out": (np.uint8, rows.words * 64),
               "type_word": (np.int32, n_types * rows.pairs), "type_bits": (np.uint64, n_types * rows.pairs)}
     struct = ffi.new("em_rows_t *")
     struct.span, struct.words, struct.types, struct.pairs = rows.span, rows.words, n_types, rows.pairs
+    struct.out = rows.out
     kept = [struct]
     for name, (dtype, length) in shapes.items():
         kept.append(pointer(getattr(rows, name), dtype, name, (length,), writes=False))

@@ -1,13 +1,14 @@
 """The plain loop's row look-ahead: which positions form segments, and the candidate bits its tables are built from.
 
-A *segment* is a run of positions that fill cells west to east, each keyed on the cell before it (its west
-neighbour) and on one more label placed before the segment began (in the row order: the row above). When the
-search reaches a segment's first position, ``rows_build`` in ckernel.c lists, for each of its cells, the west
-labels from which the rest of the segment can still be filled with the tiles free then (a tile may serve several
-cells: an over-approximation, so no solution is lost); a candidate whose east label leaves the next cell no such
-way is not tried. Sound, so counts, listings and proofs of no solution stay exact, and the search meets the same
-solutions in the same order; at the hardness peak it searches 0.35-0.4x the nodes (benchmarks/README.md, "A row
-table").
+A *segment* is a run of positions that fill cells west to east (in the column order: north to south), each keyed
+on the cell before it (key a: its west neighbour, or its north one) and on one more label placed before the
+segment began (in the row order: the row above). When the search reaches a segment's first position,
+``rows_build`` in ckernel.c lists, for each of its cells, the labels on its in side (key a's) from which the rest
+of the segment can still be filled with the tiles free then (a tile may serve several cells: an
+over-approximation, so no solution is lost); a candidate whose out label (east, or south) leaves the next cell no
+such way is not tried. Sound, so counts, listings and proofs of no solution stay exact, and the search meets the
+same solutions in the same order; at the hardness peak it searches 0.35-0.4x the nodes (benchmarks/README.md, "A
+row table").
 
 The tables here only depend on the fill order, the candidate buckets and the tile types, never on the order of
 candidates within a bucket, so a shuffled copy of the tables (the restarts) shares them.
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+
+from edgematch.core.model import E, S
 
 
 class Compiled(Protocol):
@@ -40,39 +43,41 @@ class Compiled(Protocol):
     @property
     def positions(self) -> int: ...
 
-MAX_LABELS = 64  # a table entry is one 64-bit word of west labels: puzzles with more norm labels go without
+MAX_LABELS = 64  # a table entry is one 64-bit word of in labels: puzzles with more norm labels go without
 
 
 def auto_lookahead(order: str) -> bool:
-    """Whether ``lookahead=auto`` turns the look-ahead on in this fill order: in the row order only. Families suite,
-    seeds 1-5, 10 s, one core: in the row order it found the same solutions 1.1-1.2x sooner (native:dfs, e2-like
-    7x7 and framed 8x8) and counted a 7x7 peak board 1.23x sooner; in the frame order (the clue-like 12x6)
-    1.4-4.6x later: short inside rows of few colours, where it rarely cuts."""
-    return order == "row"
+    """Whether ``lookahead=auto`` turns the look-ahead on in this fill order: in the row and column orders (the one
+    is the other on the board reflected in its diagonal). Families suite, seeds 1-5, 10 s, one core: in the row
+    order it found the same solutions 1.1-1.2x sooner (native:dfs, e2-like 7x7 and framed 8x8) and counted a 7x7
+    peak board 1.23x sooner; in the frame order (the clue-like 12x6) 1.4-4.6x later: short inside rows of few
+    colours, where it rarely cuts."""
+    return order in ("row", "column")
 
 
 @dataclass
 class RowTables:
     """What ``em_rows_t`` (em_api.h) points into: the segments, and each group's candidates as 64-bit words of slots
-    (a group: the candidates of one cell combo showing one label on the key that is not the west one)."""
+    (a group: the candidates of one cell combo showing one label on key b, the key that is not the run's)."""
 
     span: int                # entries per segment table: the longest segment + 1
+    out: int                 # the side the segments run out of: 1 (east, rows) or 2 (south, columns)
     seg_of: np.ndarray       # int32 [P] segment of each position, -1: none
     seg_first: np.ndarray    # int32 [S]
     seg_len: np.ndarray      # int32 [S]
-    check: np.ndarray        # int32 [P] the table entry a candidate's east label must be in (0: every label)
+    check: np.ndarray        # int32 [P] the table entry a candidate's out label must be in (0: every label)
     group_base: np.ndarray   # int32 [P] the first group of each position's combo (combo x width)
     group_word: np.ndarray   # int32 [G] first word of each group's slots
     group_words: np.ndarray  # int32 [G] its words
-    slot_west: np.ndarray    # uint8 [words * 64] west label of each slot's candidate
-    slot_east: np.ndarray    # uint8 [words * 64] east label
+    slot_in: np.ndarray      # uint8 [words * 64] in label (key a's side) of each slot's candidate
+    slot_out: np.ndarray     # uint8 [words * 64] its out label
     pairs: int               # (word, bits) pairs per tile type: the most words any type has slots in
     type_word: np.ndarray    # int32 [T * pairs] the words holding each type's slots; padding: the spare word
     type_bits: np.ndarray    # uint64 [T * pairs] its slots' bits in each (0 in the padding)
 
     @property
     def words(self) -> int:
-        return len(self.slot_west) // 64
+        return len(self.slot_in) // 64
 
     @property
     def segments(self) -> int:
@@ -96,9 +101,12 @@ def row_tables(tables: Compiled) -> RowTables | None:
     unconstrained = len(tables.placed0) - 1
     position = np.full(unconstrained // 4 + 1, -1, np.int64)  # the position of each cell (-1: hinted)
     position[order] = np.arange(P)
-    # a position continues the segment before it when its key a is the east side of the cell placed just before
+    # a position continues the segment before it when its key a is the side of the cell placed just before that
+    # the segments run out of: the east side (rows), or the south side (the column order's keys)
     joined = np.zeros(P, bool)
-    joined[1:] = key_a[1:] == order[:-1] * 4 + 1
+    runs = {side: key_a[1:] == order[:-1] * 4 + side for side in (E, S)}
+    out = max(runs, key=lambda side: int(runs[side].sum()))  # the east on a tie: no order runs both ways
+    joined[1:] = runs[out]
     other = np.where(key_b == unconstrained, -1, position[np.minimum(key_b, unconstrained - 1) // 4])
     while True:  # and when its other key was placed before the segment began (else it starts one of its own)
         first = np.maximum.accumulate(np.where(joined, 0, np.arange(P)))
@@ -138,9 +146,9 @@ def row_tables(tables: Compiled) -> RowTables | None:
     group_word = np.r_[0, np.cumsum(group_words)[:-1]]
     slot = group_word[group] * 64 + _within(counts[counts > 0])
     words = int(group_words.sum())
-    slot_west, slot_east = np.zeros(words * 64, np.uint8), np.zeros(words * 64, np.uint8)
-    slot_west[slot] = cand_bucket[by_group] // width % width  # key a's label: the candidate's west side
-    slot_east[slot] = tables.cand_edge.reshape(-1, 4)[cand, 1]
+    slot_in, slot_out = np.zeros(words * 64, np.uint8), np.zeros(words * 64, np.uint8)
+    slot_in[slot] = cand_bucket[by_group] // width % width  # key a's label: the candidate's in side
+    slot_out[slot] = tables.cand_edge.reshape(-1, 4)[cand, out]
     # each type's slots as (word, bits) pairs, one per word it has slots in, as many for every type (a loop of
     # fixed length): the padding writes no bit into the spare word past the last
     types = tables.cand_type.astype(np.int64)[cand]
@@ -155,10 +163,10 @@ def row_tables(tables: Compiled) -> RowTables | None:
     type_word[at], type_bits[at] = pairs[1], bits
     i32 = np.int32
     return RowTables(
-        span=span, seg_of=seg_of.astype(i32), seg_first=seg_first.astype(i32), seg_len=seg_len.astype(i32),
+        span=span, out=out, seg_of=seg_of.astype(i32), seg_first=seg_first.astype(i32), seg_len=seg_len.astype(i32),
         check=check.astype(i32), group_base=(tables.base.astype(np.int64) // per_combo * width).astype(i32),
         group_word=group_word.astype(i32), group_words=group_words.astype(i32),
-        slot_west=slot_west, slot_east=slot_east, pairs=stride, type_word=type_word.astype(i32), type_bits=type_bits,
+        slot_in=slot_in, slot_out=slot_out, pairs=stride, type_word=type_word.astype(i32), type_bits=type_bits,
     )
 
 

@@ -45,7 +45,7 @@ from edgematch.encodings.domains import anchor
 from edgematch.errors import EdgematchError, UsageError
 from edgematch.solvers.native.rows import RowTables, auto_lookahead, row_tables
 
-ORDERS = ("auto", "row", "spiral", "frame", "band2")
+ORDERS = ("auto", "row", "column", "spiral", "frame", "band2")
 # indices the plain loop reads are unsigned 32-bit (half the cache of 64-bit ones)
 INDEX = np.uint32
 DEFAULT_ORDER = "auto"
@@ -99,7 +99,9 @@ def bands(width: int, height: int, rows: int) -> list[int]:
 
 
 def fill_order(puzzle: Puzzle, name: str) -> list[int]:
-    """Cells in the order the search fills them: ``row`` scan; ``spiral`` from the centre outwards
+    """Cells in the order the search fills them: ``row`` scan; ``column`` scan (column by column, each top to
+    bottom: the row scan of the board reflected in its diagonal, another tree with the same look-ahead, since a
+    tile cannot be flipped); ``spiral`` from the centre outwards
     (the Hunde-Spiel article's reader filled 2x2 blocks early this way); ``frame``: the border ring
     clockwise from the top-left corner, then the inside row by row; ``band2``: bands of two rows, each filled
     column by column (at the peak a tree 1.9-76x the row scan's, but its solutions lie elsewhere in it: another
@@ -109,6 +111,8 @@ def fill_order(puzzle: Puzzle, name: str) -> list[int]:
         name = auto_order(puzzle)
     if name == "row":
         return list(range(w * h))
+    if name == "column":
+        return [r * w + c for c in range(w) for r in range(h)]
     if name == "band2":
         return bands(w, h, 2)
     ring_first = _outside_in(w, h)
@@ -253,49 +257,58 @@ class PositionKeys:
 
 
 def position_keys(puzzle: Puzzle, cells: list[int], hinted: set[int] | dict[int, object], dtype: type,
-                  deadline: float | None = None) -> PositionKeys:
+                  deadline: float | None = None, sides: np.ndarray | None = None) -> PositionKeys:
     """The neighbours each of ``cells`` (in fill order) sees placed: hints and the cells before it; the west and
-    north ones first, as keys, the rest as extras. The combos are numbered in the order the positions first
-    need them."""
+    north ones first (``sides``, default :data:`KEY_SIDES`), as keys, the rest as extras. The combos are numbered
+    in the order the positions first need them."""
     in_time(deadline)
     P, n = len(cells), puzzle.size
     at = np.asarray(cells, np.int64).reshape(-1)
     placed_at = np.full(n, P, np.int64)  # the position that places each cell (P: none)
     placed_at[at[::-1]] = np.arange(P)[::-1]  # a cell listed twice is placed at its first
     placed_at[np.fromiter(hinted, np.int64, len(hinted))] = -1
-    nb = _touching(puzzle, at)
+    sides = KEY_SIDES if sides is None else sides
+    nb = _touching(puzzle, at, sides)
     combos: dict[tuple[tuple[int, ...], int, int], int] = {}
-    keyed = _keyed(puzzle, at, nb, placed_at[np.maximum(nb, 0)] < np.arange(P)[:, None], dtype, combos)
+    keyed = _keyed(puzzle, at, nb, placed_at[np.maximum(nb, 0)] < np.arange(P)[:, None], dtype, combos, sides)
     return PositionKeys(*keyed, combos)
 
 
 # the order a cell's placed neighbours are taken in: the first two are its keys, the rest extras to check
 KEY_SIDES = np.array([W, N, E, S])
+# in the column order: the north one first, so that key a is the cell placed just before (the look-ahead's runs)
+COLUMN_KEY_SIDES = np.array([N, W, S, E])
 
 
-def _touching(puzzle: Puzzle, at: np.ndarray) -> np.ndarray:
-    """The neighbours of the cells ``at`` on each of :data:`KEY_SIDES` (-1: off the board), ``[len(at), 4]``."""
-    return neighbours(puzzle).reshape(-1, 4)[at][:, KEY_SIDES].astype(np.int64)
+def key_sides(order: str) -> np.ndarray:
+    """The sides a cell's keys are taken from in fill ``order``: key a the neighbour its run of cells continues
+    from (the west one, the north one in the column order)."""
+    return COLUMN_KEY_SIDES if order == "column" else KEY_SIDES
+
+
+def _touching(puzzle: Puzzle, at: np.ndarray, sides: np.ndarray = KEY_SIDES) -> np.ndarray:
+    """The neighbours of the cells ``at`` on each of ``sides`` (-1: off the board), ``[len(at), 4]``."""
+    return neighbours(puzzle).reshape(-1, 4)[at][:, sides].astype(np.int64)
 
 
 def _keyed(puzzle: Puzzle, at: np.ndarray, nb: np.ndarray, placed: np.ndarray, dtype: type,
-           combos: dict[tuple[tuple[int, ...], int, int], int],
+           combos: dict[tuple[tuple[int, ...], int, int], int], sides: np.ndarray = KEY_SIDES,
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The keys of rows of cells ``at`` whose neighbours ``nb`` (:func:`_touching`) are placed where ``placed``
-    says: key a and key b (``placed`` indices, ``n*4``: none), the combo (registered in ``combos``, new ones
+    """The keys of rows of cells ``at`` whose neighbours ``nb`` (:func:`_touching`, on ``sides``) are placed where
+    ``placed`` says: key a and key b (``placed`` indices, ``n*4``: none), the combo (registered in ``combos``, new ones
     numbered in the order the rows first need them), then how many more neighbours to check, their ``placed``
     indices and sides. Every row at once in numpy: a loop over a 250x250's cells took a second, over its
     (cell, mask) rows 13 s."""
     rows, unconstrained = len(at), puzzle.size * 4
     placed = placed & (nb >= 0)
-    src = nb * 4 + (KEY_SIDES + 2) % 4  # the neighbour's side that touches the cell
+    src = nb * 4 + (sides + 2) % 4  # the neighbour's side that touches the cell
     seen = np.cumsum(placed, axis=1)
 
     def nth(j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per row: whether it has a ``j``-th placed neighbour (from 0), its side and its ``placed`` index."""
         hit = placed & (seen == j + 1)
         col = hit.argmax(axis=1)
-        return hit.any(axis=1), KEY_SIDES[col], src[np.arange(rows), col]
+        return hit.any(axis=1), sides[col], src[np.arange(rows), col]
 
     (has_a, side_a, src_a), (has_b, side_b, src_b) = nth(0), nth(1)
     extra_src, extra_side = np.zeros((rows, 2), dtype), np.zeros((rows, 2), dtype)
@@ -458,7 +471,7 @@ def build_tables(puzzle: Puzzle, order: str = DEFAULT_ORDER, symmetry: bool = Fa
     cells = [c for c in cells if c not in hinted]
     unconstrained = n * 4
     in_time(deadline)
-    at = position_keys(puzzle, cells, hinted, INDEX, deadline)
+    at = position_keys(puzzle, cells, hinted, INDEX, deadline, key_sides(order))
     combos = at.combos
     by_mask = mask_keys(puzzle, combos, deadline) if masks else None
 
