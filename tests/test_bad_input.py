@@ -210,7 +210,8 @@ def test_number_options_still_take_plain_numbers_and_a_python_number_a_flag_coul
 
 def test_an_empty_order_is_refused_with_the_orders():
     for args in (["solve", HUNDE], ["count", HUNDE]):
-        one_line(cli(*args, "--order", ""), "native backend: unknown order ''", "choose one of: auto, row, column, spiral")
+        one_line(cli(*args, "--order", ""), "native backend: unknown order ''",
+                 "choose one of: auto, row, column, spiral")
     one_line(cli("count", HUNDE, "--estimate", "--order", ""), "the estimate follows a static fill order",
              "auto, row, column, spiral")
 
