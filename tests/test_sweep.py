@@ -21,13 +21,25 @@ from edgematch.solvers.native.first import sweep
 from edgematch.solvers.native.search import Search, drive
 from edgematch.solvers.native.tables import build_tables
 
+FRAMED = generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=2, seed=1))[0]
+HINTED = generate(GeneratorSpec(5, 5, framed=True, border_colours=2, inner_colours=2, hint=True, seed=2))[0]
+# each board, the fill order its parts are cut in, and whether the plain loop runs the row look-ahead (the race's
+# chain 1 runs it in the column order, where lookahead=auto turns it on)
 BOARDS = {
-    "framed": (generate(GeneratorSpec(4, 4, framed=True, border_colours=2, inner_colours=2, seed=1))[0], "band2"),
-    "unframed": (random_tiles(3, 3, colours=2, seed=4), "row"),
-    "hinted": (generate(GeneratorSpec(5, 5, framed=True, border_colours=2, inner_colours=2, hint=True,
-                                      seed=2))[0], "row"),
-    "signed": (generate(GeneratorSpec(3, 3, colours=2, rule="signed", seed=5))[0], "spiral"),
+    "framed": (FRAMED, "band2", False),
+    "unframed": (random_tiles(3, 3, colours=2, seed=4), "row", False),
+    "hinted": (HINTED, "row", False),
+    "signed": (generate(GeneratorSpec(3, 3, colours=2, rule="signed", seed=5))[0], "spiral", False),
+    "framed, look-ahead": (FRAMED, "column", True),
+    "hinted, look-ahead": (HINTED, "row", True),
 }
+
+
+def tables_of(kind):
+    puzzle, order, ahead = BOARDS[kind]
+    tables = build_tables(puzzle, order, values="rare", lookahead=ahead)
+    assert (tables.rows is not None) == ahead  # the look-ahead's kinds do run it
+    return tables
 
 
 def every_solution(tables, prefix=(), most=4096):
@@ -45,8 +57,7 @@ def compiled():
 
 @pytest.mark.parametrize("kind", BOARDS)
 def test_the_parts_after_a_prefix_list_the_rest_of_the_search_in_its_order(kind):
-    puzzle, order = BOARDS[kind]
-    tables = build_tables(puzzle, order, values="rare")
+    tables = tables_of(kind)
     whole = every_solution(tables)
     assert len(whole) >= 4, len(whole)  # boards with several solutions, so the order is tested
     for depth in sorted({1, 2, tables.positions // 2, tables.positions - 2}):
@@ -72,8 +83,7 @@ def lone_lead(tables, depth):
 
 @pytest.mark.parametrize("kind", BOARDS)
 def test_a_leader_split_at_any_depth_finds_the_plain_search_s_first_solution(kind):
-    puzzle, order = BOARDS[kind]
-    tables = build_tables(puzzle, order, values="rare")
+    tables = tables_of(kind)
     plain = drive(Search(tables, capacity=1), want=1).found[0]
     for depth in [None, *range(1, tables.positions)]:
         swept, board = lone_lead(tables, depth)
@@ -81,11 +91,12 @@ def test_a_leader_split_at_any_depth_finds_the_plain_search_s_first_solution(kin
         assert not swept.proof and 1 <= swept.depth < tables.positions
 
 
-def test_a_lone_leader_proves_no_solution_exactly_when_the_count_is_zero():
+@pytest.mark.parametrize(("order", "ahead"), [("row", False), ("column", True)])
+def test_a_lone_leader_proves_no_solution_exactly_when_the_count_is_zero(order, ahead):
     seen, split = {True: 0, False: 0}, {True: 0, False: 0}
     for seed in range(40):
         puzzle = random_tiles(3, 3, colours=3, seed=seed)
-        tables = build_tables(puzzle, "row", values="rare")
+        tables = build_tables(puzzle, order, values="rare", lookahead=ahead)
         none = not every_solution(tables)
         for depth in (1, 3, tables.positions - 1):
             swept, board = lone_lead(tables, depth)
@@ -100,7 +111,7 @@ def test_a_lone_leader_proves_no_solution_exactly_when_the_count_is_zero():
 
 def test_a_joiner_nobody_answers_gives_up(monkeypatch):
     monkeypatch.setattr(sweep, "WAIT_SECONDS", 0.2)
-    puzzle, order = BOARDS["framed"]
+    puzzle, order, _ = BOARDS["framed"]
     tables = build_tables(puzzle, order)
     board = sweep.Board.create(mp.get_context("fork"), tables.positions)
     assert sweep.join(tables, board, clock.deadline(10.0)) is None

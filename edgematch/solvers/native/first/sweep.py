@@ -1,10 +1,11 @@
 """Every core on one depth-first search, once the race has given its other chains their share (issue 24).
 
 The race's chain 1 is the plain depth-first search in a second fill order; where its first solution lies in that
-order is its time to it (framed 8x8 c8 seed 5: 4.9e10 nodes in, a quarter of an hour of one core). The other
-chains, the kept search and restarts, answered within their first minute or, in every race measured, not at all
-(benchmarks/README.md, "The handover"). So after ``handover`` seconds they stop and *join* chain 1: every worker
-sweeps chain 1's tree in its order, parts side by side, and where the solution lies is reached N times sooner.
+order is its time to it (framed 8x8 c8 seed 5 in the band2 order: 4.9e10 nodes in, a quarter of an hour of one
+core). The other chains, the kept search and restarts, answered within their first minute or, in every race
+measured, not at all (benchmarks/README.md, "The handover"). So after ``handover`` seconds they stop and *join*
+chain 1: every worker sweeps chain 1's tree in its order, parts side by side, and where the solution lies is reached
+N times sooner.
 
 The handover, through a few shared integers (:class:`Board`; in shared memory, or on the Dask scheduler when the
 chains run on a cluster):
@@ -165,10 +166,12 @@ class OutOfTime(Exception):
 
 def truncated(tables: Tables, depth: int) -> Tables:
     """``tables`` for the first ``depth`` positions only: its search's "solutions" are the prefixes of ``depth``
-    placements, in the search's order, at the compiled loop's speed."""
+    placements, in the search's order, at the compiled loop's speed. Without the row look-ahead (its segments
+    run past the cut): the listing may then hold prefixes the look-ahead would skip, parts that are searched and
+    found empty, never a part missing."""
     cut = {name: getattr(tables, name)[:depth] for name in
            ("order", "key_a", "key_b", "base", "extra_n", "extra_src", "extra_side")}
-    return replace(tables, **cut)
+    return replace(tables, rows=None, **cut)
 
 
 def after(tables: Tables, first: tuple[int, ...], deadline: float | None = None) -> Iterator[tuple[int, ...]]:
