@@ -69,9 +69,9 @@ TimeOpt = Annotated[float | None, typer.Option("--time-limit", "-t", help="Stop 
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", help="Processes to split the search over.")]
 SolveWorkersOpt = Annotated[int, typer.Option(
     "--workers", "-j", help="Processes on this machine. One solution (native): N searches race and the first "
-    "solution stops the rest (the one-process search; the plain search in the band2 order unless --order is given; "
+    "solution stops the rest (the one-process search; the plain search in the column order unless --order is given; "
     "restarts seeded seed+2 onwards; native:dfs splits the tree instead); after 120 s every process takes parts "
-    "of the band2 search (-O handover=SECONDS or off); --all: the search split over N processes.")]
+    "of the column-order search (-O handover=SECONDS or off); --all: the search split over N processes.")]
 ExplainOpt = Annotated[
     bool, typer.Option("--explain", help="Say which backend auto chooses for this puzzle, and the measured reason.")
 ]

@@ -75,7 +75,10 @@ LATE_SECONDS = 0.1
 
 
 # chain 1 of a first-solution race, when the caller names no order: the plain depth-first search in this fill order
-SECOND_ORDER = "band2"
+# (with the look-ahead along its columns). Framed 8x8 c8, one core each, side by side: it solved 4/10 of seeds 1-10 in
+# 120 s, 6/10 of 11-20 in 240 s and 10/10 of 21-30 in 300 s, where band2 (chain 1 until then) solved 3, 6 and 4
+# (benchmarks/README.md, "The column order as chain 1")
+SECOND_ORDER = "column"
 RESTARTS_ONLY = ("seed", "unit", "keep")  # the restarts' options, which the plain depth-first search has not
 RACE_ONLY = ("handover",)  # the race's own options, which no chain's search takes
 
@@ -84,11 +87,12 @@ def chain_plan(task: Task, index: int) -> tuple[str | None, dict]:
     """What chain ``index`` runs: the native variant (None: the caller's) and its options, the caller's with seed
     ``seed + index``. For a first solution the chains differ in more than their seed. Chain 1, when the caller
     names no order (nor ``keep``), is the plain depth-first search (``native:dfs``) in another fill order,
-    :data:`SECOND_ORDER`, the rarest colours first: where a solution lies in one order says little about where
-    it lies in another, so it is a second draw at full speed (benchmarks/README.md, "Racing a second fill
-    order"). Later chains (and chain 1 when the order is given) restart only (``keep=off``): the search in the
-    tables' own order is chain 0's, and repeating it beside every other chain's restarts only halves their speed
-    (framed 7x7 c7 seeds 1-5: 2 chains' winners took 286 M nodes in all with it, 214 M without)."""
+    :data:`SECOND_ORDER` (the board's columns), the rarest colours first: where a solution lies in one order says
+    little about where it lies in another, so it is a second draw, without the restarts' overhead
+    (benchmarks/README.md, "Racing a second fill order" and "The column order as chain 1"). Later chains (and
+    chain 1 when the order is given) restart only (``keep=off``): the search in the tables' own order is chain 0's,
+    and repeating it beside every other chain's restarts only halves their speed (framed 7x7 c7 seeds 1-5: 2
+    chains' winners took 286 M nodes in all with it, 214 M without)."""
     given = {k: v for k, v in task.options.items() if k not in RACE_ONLY}
     options = {**given, "seed": chain_seed(task) + index}
     if task.question != "first" or index == 0:
