@@ -193,11 +193,12 @@ def test_a_cluster_race_returns_a_checked_solution_and_keeps_its_limit(client):
 
 def test_on_a_cluster_the_handover_proves_no_solution_from_chain_one_s_parts(client):
     # the handover's board on the scheduler (parallel.shared.OnCluster), reached by each chain through its task:
-    # a board without a solution (chain 1 alone: 3.8 s; chain 0 alone over 15 s), proven empty part by part by
-    # both chains (the join within a limit, and a solution found in a part, are the tests above and the local
-    # race's). A chain's task relays its node count every second and the race ends as soon as a chain proves the
-    # last part: on a board of half a second (5x5, 5 colours) chain 0 had not relayed once in a loaded test run
-    puzzle = random_tiles(7, 5, colours=7, seed=4)
+    # a board without a solution (chain 1 alone, the column order: 4.9 s; chain 0 alone over 20 s), proven empty
+    # part by part by both chains (the join within a limit, and a solution found in a part, are the tests above and
+    # the local race's). A chain's task relays its node count every second and the race ends as soon as a chain
+    # proves the last part: on a board of half a second (5x5, 5 colours; 7x5 of 7 colours in the column order,
+    # 0.25 s) chain 0 had not relayed once in a loaded test run
+    puzzle = random_tiles(7, 5, colours=6, seed=4)
     result = race.run_cluster_race(NativeBackend(), puzzle, Task("first", time_limit=60, cluster=client,
                                                                   options={"handover": 0}))
     alone = chain_alone(puzzle, Task("first"), 1)
