@@ -275,6 +275,10 @@ def test_a_round_beam_is_the_doubling_s_top_times_the_round_factor(monkeypatch, 
     """Without ``width``, the doubling stops at its top and every round's fresh beam is ``ROUND_FACTOR`` times that
     wide (once: the rounds do not go on doubling)."""
     monkeypatch.setattr(stages, "LADDER_TOP", 2 * FIRST_WIDTH)
+    # a repair stalls only between its moves: tail beams of 100,000 took 0.6 s each here, so on a busy core one
+    # round could fill the limit (seen pinned beside a busy loop: 1 round in 4 s)
+    monkeypatch.setattr(stages, "TAIL_WIDTH", 2 * FIRST_WIDTH)
+    monkeypatch.setattr(stages, "KERNEL_SECONDS", 0.1)
     monkeypatch.setattr(stages, "ROUND_FACTOR", factor)
     puzzle = _spoiled(GeneratorSpec(8, 8, like="e2", hint=True, seed=5), swaps=4)
     result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", stall=0.2, beam_share=0.5)
