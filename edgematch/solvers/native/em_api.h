@@ -120,10 +120,10 @@ int64_t em_best_search(
     int64_t *brk, int64_t *best, int64_t *state, int64_t *flags,
     int64_t budget, int64_t phases);
 
-/* best/beam.c (left and new_left: int32 or int16 counts, as left_wide says) */
+/* best/beam.c (used and new_used: a bit per free tile copy, `words` words per state) */
 int64_t em_beam_expand(
     int64_t p, int64_t s_lo, int64_t s_hi, const int32_t *ring, int64_t R,
-    const void *left, int64_t T, int64_t left_wide, const int32_t *brk,
+    const uint64_t *used, int64_t words, const int32_t *brk,
     const int64_t *combo, const int64_t *extra_n, const int64_t *extra_side,
     int64_t extra_cols, const int64_t *src_const, const int64_t *src_slot,
     const int64_t *src_side,
@@ -131,7 +131,7 @@ int64_t em_beam_expand(
     const int64_t *ra_s, const int64_t *ra_e,
     const int64_t *ab_s, const int64_t *ab_e,
     const int64_t *rb_s, const int64_t *rb_e, const int64_t *bperm,
-    const int64_t *cand_type, const int64_t *cand_edge,
+    const int64_t *cand_last, const int64_t *cand_edge,
     const int64_t *cand_la, const int64_t *cand_lb, int64_t width, int64_t fanout,
     const int32_t *key, const int64_t *cand_w,
     int32_t *ch_parent, int32_t *ch_cand, int32_t *ch_brk, int32_t *ch_key, int64_t n_ch,
@@ -143,8 +143,8 @@ int64_t em_beam_truncate(const int32_t *ch_brk, const int32_t *ch_key, int64_t n
 void em_beam_materialise(
     int64_t p, const int64_t *keep, int64_t n, const int32_t *ch_parent,
     const int32_t *ch_cand, const int32_t *ch_brk, const int32_t *ch_key, const int32_t *ring,
-    int64_t R, const void *left, int64_t T, int64_t left_wide, int32_t *new_ring,
-    void *new_left, int32_t *new_brk, int32_t *new_key, int64_t slot, const int64_t *cand_type,
+    int64_t R, const uint64_t *used, int64_t words, int32_t *new_ring,
+    uint64_t *new_used, int32_t *new_brk, int32_t *new_key, int64_t slot, const int64_t *cand_first,
     int32_t *par, int32_t *cand, int64_t forest_cols);
 
 /* best/repair.c */

@@ -3,9 +3,13 @@
  *
  * A state of layer p is a board whose first p positions (of the fill order) are placed. It is kept as its
  * broken seams so far (brk: every state of one layer has the same number of checked seams, so fewer breaks is
- * a higher score), its tiles left per type (left) and a frontier ring of the candidates at the last R
+ * a higher score), the tile copies it used (used: `words` 64-bit words, a bit per free tile; a type's copies are
+ * the bits from its first, used in that order, so its last bit is set exactly when no copy is left; one more bit,
+ * always set, stands for the last copy of a type with none) and a frontier ring of the candidates at the last R
  * positions (ring[s * R + q % R]: the cells a later position's keys can point at); which candidate it took at
- * each layer, and from which parent, the caller keeps as a parent-pointer forest (par, cand).
+ * each layer, and from which parent, the caller keeps as a parent-pointer forest (par, cand). A bit per tile
+ * rather than a count per type: the children's states are copied from their parents' at every layer, and on a
+ * 16x16 board a state's 252 counts took 504 bytes of the 640 copied.
  *
  * Children of a state: the candidates for the next cell whose type has a tile left, with the fewest breaks
  * against the placed neighbours (the top tie class); at most `fanout` of them, drawn at random among exact
@@ -15,8 +19,8 @@
  *
  * Randomness: em.h's generator, its state in rng[0] (the caller seeds it per beam: one seed, one beam).
  * Element types (kernels.py checks): the tables int64 (cand_edge [C, 4], extra_side [P, extra_cols],
- * src_const, src_slot, src_side [P, 4]); ring, brk, the children and the forest int32; left int16 when
- * left_wide is 0, else int32. */
+ * src_const, src_slot, src_side [P, 4], cand_last and cand_first: each candidate's type's last and first bit);
+ * ring, brk, the children and the forest int32; used uint64. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +36,15 @@ static inline int64_t label(int64_t s, int64_t j, int64_t p, const int32_t *ring
     return cand_edge[(int64_t)ring[s * R + src_slot[p * 4 + j]] * 4 + src_side[p * 4 + j]];
 }
 
-static inline int64_t left_of(const void *left, int wide, int64_t at) {
-    return wide ? ((const int32_t *)left)[at] : ((const int16_t *)left)[at];
+/* Whether bit b of a state's used words is set. */
+static inline int used_bit(const uint64_t *EM_RESTRICT used, int64_t b) {
+    return (int)((used[b >> 6] >> (b & 63)) & 1);
 }
 
 /* Children of the states s_lo:s_hi at position p, appended from n_ch; returns the new count. */
 int64_t em_beam_expand(
     int64_t p, int64_t s_lo, int64_t s_hi, const int32_t *EM_RESTRICT ring, int64_t R,
-    const void *EM_RESTRICT left, int64_t T, int64_t left_wide, const int32_t *EM_RESTRICT brk,
+    const uint64_t *EM_RESTRICT used, int64_t words, const int32_t *EM_RESTRICT brk,
     const int64_t *EM_RESTRICT combo, const int64_t *EM_RESTRICT extra_n, const int64_t *EM_RESTRICT extra_side,
     int64_t extra_cols, const int64_t *EM_RESTRICT src_const, const int64_t *EM_RESTRICT src_slot,
     const int64_t *EM_RESTRICT src_side,
@@ -47,15 +52,15 @@ int64_t em_beam_expand(
     const int64_t *EM_RESTRICT ra_s, const int64_t *EM_RESTRICT ra_e,
     const int64_t *EM_RESTRICT ab_s, const int64_t *EM_RESTRICT ab_e,
     const int64_t *EM_RESTRICT rb_s, const int64_t *EM_RESTRICT rb_e, const int64_t *EM_RESTRICT bperm,
-    const int64_t *EM_RESTRICT cand_type, const int64_t *EM_RESTRICT cand_edge,
+    const int64_t *EM_RESTRICT cand_last, const int64_t *EM_RESTRICT cand_edge,
     const int64_t *EM_RESTRICT cand_la, const int64_t *EM_RESTRICT cand_lb, int64_t width, int64_t fanout,
     const int32_t *EM_RESTRICT key, const int64_t *EM_RESTRICT cand_w,
     int32_t *EM_RESTRICT ch_parent, int32_t *EM_RESTRICT ch_cand, int32_t *EM_RESTRICT ch_brk,
     int32_t *EM_RESTRICT ch_key, int64_t n_ch, int64_t *EM_RESTRICT tie, uint64_t *EM_RESTRICT rng)
 {
     const int64_t k = combo[p];
-    const int wide = left_wide != 0;
     for (int64_t s = s_lo; s < s_hi; s++) {
+        const uint64_t *EM_RESTRICT mine = used + s * words;
         const int64_t a = label(s, 0, p, ring, R, src_const, src_slot, src_side, cand_edge);
         const int64_t b = label(s, 1, p, ring, R, src_const, src_slot, src_side, cand_edge);
         int64_t extra[2] = {0, 0};
@@ -69,7 +74,7 @@ int64_t em_beam_expand(
             em_phase_range(ph, k, a, b, width, cstart, cend, ra_s, ra_e, ab_s, ab_e, rb_s, rb_e, &lo, &hi);
             for (int64_t i = lo; i < hi; i++) {
                 const int64_t c = ph == 3 ? bperm[i] : i;
-                if (left_of(left, wide, s * T + cand_type[c]) <= 0) continue;
+                if (used_bit(mine, cand_last[c])) continue; /* no copy of its type left */
                 if (ph == 3 && cand_la[c] == a) continue;
                 if (ph >= 4 && cand_lb[c] == b) continue;
                 int64_t cost = EM_MIN_COST[ph];
@@ -161,28 +166,32 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RE
     return rc == 0 ? n : -1;
 }
 
-/* The kept children as the next layer (frontier ring, tiles left, breaks, keys) and the forest's layer p
- * (par and cand are [P, forest_cols]). */
+/* The kept children as the next layer (frontier ring, tile copies used, breaks, keys) and the forest's layer p
+ * (par and cand are [P, forest_cols]). A child uses the first free copy of its candidate's type: the first zero
+ * bit from cand_first (expand took only candidates whose type's last bit is clear, so one is found by then). */
 void em_beam_materialise(
     int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, const int32_t *EM_RESTRICT ch_parent,
     const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ch_key,
-    const int32_t *EM_RESTRICT ring, int64_t R, const void *EM_RESTRICT left, int64_t T, int64_t left_wide,
-    int32_t *EM_RESTRICT new_ring, void *EM_RESTRICT new_left, int32_t *EM_RESTRICT new_brk,
-    int32_t *EM_RESTRICT new_key, int64_t slot, const int64_t *EM_RESTRICT cand_type,
+    const int32_t *EM_RESTRICT ring, int64_t R, const uint64_t *EM_RESTRICT used, int64_t words,
+    int32_t *EM_RESTRICT new_ring, uint64_t *EM_RESTRICT new_used, int32_t *EM_RESTRICT new_brk,
+    int32_t *EM_RESTRICT new_key, int64_t slot, const int64_t *EM_RESTRICT cand_first,
     int32_t *EM_RESTRICT par, int32_t *EM_RESTRICT cand, int64_t forest_cols)
 {
-    const size_t row = (size_t)T * (left_wide ? 4 : 2);
     for (int64_t j = 0; j < n; j++) {
         const int64_t i = keep[j];
         const int64_t s = ch_parent[i];
         const int32_t c = ch_cand[i];
         memcpy(new_ring + j * R, ring + s * R, (size_t)R * sizeof *ring);
         new_ring[j * R + slot] = c;
-        memcpy((char *)new_left + j * row, (const char *)left + s * row, row);
-        if (left_wide)
-            ((int32_t *)new_left)[j * T + cand_type[c]] -= 1;
-        else
-            ((int16_t *)new_left)[j * T + cand_type[c]] -= 1;
+        uint64_t *EM_RESTRICT mine = new_used + j * words;
+        memcpy(mine, used + s * words, (size_t)words * sizeof *used);
+        for (int64_t b = cand_first[c];; b = ((b >> 6) + 1) << 6) {
+            const uint64_t free_bits = ~mine[b >> 6] & (~0ull << (b & 63));
+            if (free_bits) {
+                mine[b >> 6] |= free_bits & (~free_bits + 1);
+                break;
+            }
+        }
         new_brk[j] = ch_brk[i];
         new_key[j] = ch_key[i];
         par[p * forest_cols + j] = (int32_t)s;

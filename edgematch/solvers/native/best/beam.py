@@ -18,13 +18,13 @@ Each call of :func:`beam` is one beam: its best complete board, scored by its br
 limit is checked between chunks of states of about 50 ms, where a ``pause`` callback (the first-solution
 search's share of the time) may also run.
 
-Memory of one beam, in bytes, with ``P`` positions, ``T`` tile types, frontier ring ``R`` (the farthest
-back a key looks: the width of the board for ``row``, up to twice that for ``comb``), width ``W`` and
-fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer, int32), two layers
-of states ``2 W (4 R + 2 T + 8)`` (frontier ring, tiles left per type, breaks, key) and the children of one
-layer ``40 F W`` (parent, candidate, breaks, key, the shuffle and the sort): about 3.6 kB per unit of width on a
-16x16 board, so 1.5 GiB at some 440,000. A width whose beam would need more than :data:`MEMORY_CAP` is
-refused (``width=N``) or capped (the doubling).
+Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holding a bit per free tile (and one
+more), frontier ring ``R`` (the farthest back a key looks: the width of the board for ``row``, up to twice that for
+``comb``), width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer,
+int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children
+of one layer ``40 F W`` (parent, candidate, breaks, key, the shuffle and the sort): about 2.6 kB per unit of width on
+a 16x16 board, so 1.5 GiB at some 590,000. A width whose beam would need more than :data:`MEMORY_CAP` is refused
+(``width=N``) or capped (the doubling).
 """
 
 from __future__ import annotations
@@ -91,15 +91,24 @@ class BeamTables:
         self.src_slot[:P] = np.where(ringed, placed_at % back, 0)
         self.src_side[:P] = np.where(ringed, src % 4, 0)
         self.tie = np.zeros(max(int((t.cend - t.cstart).max(initial=0)), 1), np.int64)
-        self.left_dtype = np.int16 if int(t.type_count.max(initial=0)) < 2**15 else np.int32
+        # the tile copies a state used, a bit each (beam.c): type k's copies are bits first[k]..first[k] + count - 1,
+        # and bit `copies`, always set, is the last bit of every type with no free copy
+        counts = t.type_count.astype(np.int64)
+        copies = int(counts.sum())
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        last = np.where(counts > 0, first + counts - 1, copies)
+        self.words = copies // 64 + 1
+        self.cand_first = np.ascontiguousarray(np.where(counts > 0, first, copies)[t.cand_type], np.int64)
+        self.cand_last = np.ascontiguousarray(last[t.cand_type], np.int64)
+        self.unused = np.zeros(self.words, np.uint64)
+        self.unused[copies // 64] = np.uint64(1) << np.uint64(copies % 64)
         weights = rare_colour_weights(puzzle, t) if prefer == "rare" else np.zeros(len(t.type_count), np.int64)
         self.cand_w = np.ascontiguousarray(weights[t.cand_type], np.int64)
 
     def memory(self, width: int, fanout: int) -> int:
         """Bytes a beam of this width and fanout takes (see the module docstring)."""
-        P, T = self.t.positions, len(self.t.type_count)
-        per_left = np.dtype(self.left_dtype).itemsize
-        return 8 * P * width + 2 * width * (4 * self.ring + per_left * T + 8) + 40 * fanout * width
+        P = self.t.positions
+        return 8 * P * width + 2 * width * (4 * self.ring + 8 * self.words + 8) + 40 * fanout * width
 
 
 def rare_colour_weights(puzzle: Puzzle, t: BestTables) -> np.ndarray:
@@ -142,34 +151,33 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
     P = t.positions
     steps = _Steps(bt)
     rng = kernels.seeded(seed)
-    T, R = len(t.type_count), bt.ring
+    R, words = bt.ring, bt.words
     rings = [np.zeros((width, R), np.int32) for _ in range(2)]  # the current layer and the next, in turn
-    lefts = [np.zeros((width, T), bt.left_dtype) for _ in range(2)]
+    useds = [np.zeros((width, words), np.uint64) for _ in range(2)]
     brks = [np.zeros(width, np.int32) for _ in range(2)]
     keys = [np.zeros(width, np.int32) for _ in range(2)]
-    lefts[0][0] = t.type_count
+    useds[0][0] = bt.unused
     ch_parent, ch_cand, ch_brk, ch_key = (np.empty(width * fanout, np.int32) for _ in range(4))
     keep = np.empty(width, np.int64)
     par = np.zeros((P, width), np.int32)
     cand = np.zeros((P, width), np.int32)
     a = kernels.pointer
-    layer = [(a(rings[i], np.int32, "ring", (width, R)), a(lefts[i], bt.left_dtype, "left", (width, T)),
+    layer = [(a(rings[i], np.int32, "ring", (width, R)), a(useds[i], np.uint64, "used", (width, words)),
               a(brks[i], np.int32, "brk", (width,)), a(keys[i], np.int32, "key", (width,))) for i in range(2)]
     children = (a(ch_parent, np.int32, "ch_parent"), a(ch_cand, np.int32, "ch_cand"), a(ch_brk, np.int32, "ch_brk"),
                 a(ch_key, np.int32, "ch_key"))
     p_keep, p_rng = a(keep, np.int64, "keep"), a(rng, np.uint64, "rng")
     p_par, p_cand = a(par, np.int32, "par", (P, width)), a(cand, np.int32, "cand", (P, width))
-    wide = int(np.dtype(bt.left_dtype).itemsize == 4)
     n_cur, now = 1, 0  # states in the current layer; which buffers hold it
     chunk = 256
     for p in range(P):
         n_ch = 0
         s = 0
-        ring, left, brk, key = layer[now]
+        ring, used, brk, key = layer[now]
         while s < n_cur:
             hi = min(n_cur, s + chunk)
             began = clock.now()
-            n_ch = steps.expand(p, s, hi, ring, R, left, T, wide, brk, *steps.tables, steps.width, fanout,
+            n_ch = steps.expand(p, s, hi, ring, R, used, words, brk, *steps.tables, steps.width, fanout,
                                 key, steps.cand_w, *children, n_ch, steps.tie, p_rng)
             took = clock.now() - began
             if took > 0:
@@ -185,9 +193,9 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
         n = steps.truncate(children[2], children[3], n_ch, width, p_keep, p_rng)
         if n < 0:
             raise MemoryError("beam: no memory to sort a layer's children")
-        new_ring, new_left, new_brk, new_key = layer[1 - now]
-        steps.materialise(p, p_keep, n, *children, ring, R, left, T, wide, new_ring, new_left, new_brk, new_key,
-                          p % R, steps.cand_type, p_par, p_cand, width)
+        new_ring, new_used, new_brk, new_key = layer[1 - now]
+        steps.materialise(p, p_keep, n, *children, ring, R, used, words, new_ring, new_used, new_brk, new_key,
+                          p % R, steps.cand_first, p_par, p_cand, width)
         now, n_cur = 1 - now, n
         counters["states"] += n
     picks = np.zeros(P, np.int64)
@@ -202,25 +210,26 @@ class _Steps:
     """The C steps of one :class:`BeamTables`, with the addresses of its (checked) tables taken once."""
 
     NAMES = ("combo", "extra_n", "extra_side", "src_const", "src_slot", "src_side", "cstart", "cend", "ra_s", "ra_e",
-             "ab_s", "ab_e", "rb_s", "rb_e", "bperm", "cand_type", "cand_edge", "cand_la", "cand_lb")
+             "ab_s", "ab_e", "rb_s", "rb_e", "bperm", "cand_last", "cand_first", "cand_edge", "cand_la", "cand_lb")
 
     def __init__(self, bt: BeamTables):
         lib = kernels.require()
         self.expand, self.truncate, self.materialise = lib.em_beam_expand, lib.em_beam_truncate, lib.em_beam_materialise
         t = bt.t
         P, C = max(t.positions, 1), len(t.cand_type)
-        arrays = {name: np.ascontiguousarray(getattr(bt if name.startswith("src_") else t, name), np.int64)
-                  for name in self.NAMES}
+        own = {"src_const", "src_slot", "src_side", "cand_last", "cand_first"}  # BeamTables' own, not BestTables'
+        arrays = {name: np.ascontiguousarray(getattr(bt if name in own else t, name), np.int64) for name in self.NAMES}
         cols = arrays["extra_side"].shape[1] if arrays["extra_side"].ndim == 2 else 0
         if cols > 2 or len(arrays["combo"]) < t.positions or len(arrays["extra_n"]) < t.positions:
             raise BackendError("native backend: internal error: beam tables do not match the positions")
         shapes = {"extra_side": (None, cols), "src_const": (P, 4), "src_slot": (P, 4), "src_side": (P, 4),
-                  "cand_type": (C,), "cand_edge": (C, 4), "cand_la": (C,), "cand_lb": (C,), "bperm": (C,)}
+                  "cand_last": (C,), "cand_first": (C,), "cand_edge": (C, 4), "cand_la": (C,), "cand_lb": (C,),
+                  "bperm": (C,)}
         p = {name: kernels.pointer(arrays[name], np.int64, name, shapes.get(name)) for name in self.NAMES}
         self.tables = (p["combo"], p["extra_n"], p["extra_side"], cols, p["src_const"], p["src_slot"], p["src_side"],
                        *(p[name] for name in ("cstart", "cend", "ra_s", "ra_e", "ab_s", "ab_e", "rb_s", "rb_e", "bperm",
-                                              "cand_type", "cand_edge", "cand_la", "cand_lb")))
-        self.cand_type = p["cand_type"]
+                                              "cand_last", "cand_edge", "cand_la", "cand_lb")))
+        self.cand_first = p["cand_first"]
         self.width = int(t.width)  # the label count the candidate ranges are indexed by
         self.tie = kernels.pointer(bt.tie, np.int64, "tie")
         self.cand_w = kernels.pointer(bt.cand_w, np.int64, "cand_w", (C,))
