@@ -140,8 +140,8 @@ int64_t em_beam_expand(
 int64_t em_beam_truncate(const int32_t *ch_brk, const int32_t *ch_key, int64_t n_ch, int64_t width, int64_t *keep,
                          uint64_t *rng);
 
-void em_beam_materialise(
-    int64_t p, const int64_t *keep, int64_t n, const int32_t *ch_parent,
+int64_t em_beam_materialise(
+    int64_t p, const int64_t *keep, int64_t n, int64_t n_parents, const int32_t *ch_parent,
     const int32_t *ch_cand, const int32_t *ch_brk, const int32_t *ch_key, const int32_t *ring,
     int64_t R, const uint64_t *used, int64_t words, int32_t *new_ring,
     uint64_t *new_used, int32_t *new_brk, int32_t *new_key, int64_t slot, const int64_t *cand_first,

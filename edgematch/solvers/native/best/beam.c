@@ -118,10 +118,12 @@ static int counting_sort(const int64_t *idx, int64_t n, const int32_t *v, int64_
     return 0;
 }
 
-/* The `width` children with the fewest breaks, among equal breaks those with the higher keys, each run of equal
- * (breaks, key) in a random order: their indices in `keep`; returns the count, or -1 when the scratch memory
- * could not be had. Only the run of equal breaks that straddles `width` is ordered by key: the runs before it
- * are kept whole, those after it not at all. */
+/* The `width` children with the fewest breaks, among equal breaks those with the higher keys, and among exact
+ * ties of (breaks, key) a uniform random draw: their indices in `keep`, in order of (breaks, key); returns the
+ * count, or -1 when the scratch memory could not be had. Only the run of equal breaks that straddles `width` is
+ * ordered by key: the runs before it are kept whole, those after it not at all; and only the run of equal keys
+ * that then straddles `width` is drawn from (a partial Fisher-Yates shuffle of it), as the rest is kept or dropped
+ * whole. Where the kept children lie in the next layer is the materialise step's (by parent). */
 int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ch_key, int64_t n_ch,
                          int64_t width, int64_t *EM_RESTRICT keep, uint64_t *EM_RESTRICT rng)
 {
@@ -137,13 +139,7 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RE
         return -1;
     }
     for (int64_t i = 0; i < n_ch; i++) perm[i] = i;
-    for (int64_t i = n_ch - 1; i > 0; i--) { /* a uniform shuffle (Fisher-Yates) */
-        const int64_t r = em_below(rng, i + 1);
-        const int64_t t = perm[i];
-        perm[i] = perm[r];
-        perm[r] = t;
-    }
-    int rc = counting_sort(perm, n_ch, ch_brk, 0, max_brk + 1, 0, out); /* by breaks, the shuffle kept in each run */
+    int rc = counting_sort(perm, n_ch, ch_brk, 0, max_brk + 1, 0, out); /* by breaks */
     const int64_t n = n_ch < width ? n_ch : width;
     if (rc == 0 && n < n_ch && ch_brk[out[n - 1]] == ch_brk[out[n]]) {
         const int32_t cut = ch_brk[out[n]];
@@ -155,9 +151,21 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RE
             if (ch_key[out[i]] < kmin) kmin = ch_key[out[i]];
             if (ch_key[out[i]] > kmax) kmax = ch_key[out[i]];
         }
-        if (kmax > kmin) { /* the straddling run by key, highest first, its shuffle kept among equal keys */
+        if (kmax > kmin) { /* the straddling run by key, highest first */
             memcpy(perm, out + lo, (size_t)(hi - lo) * sizeof *perm);
             rc = counting_sort(perm, hi - lo, ch_key, kmin, (int64_t)kmax - kmin + 1, 1, out + lo);
+        }
+        if (rc == 0 && ch_key[out[n - 1]] == ch_key[out[n]]) { /* a uniform draw of the tie that straddles */
+            const int32_t tie = ch_key[out[n]];
+            int64_t tlo = n - 1, thi = n + 1;
+            while (tlo > lo && ch_brk[out[tlo - 1]] == cut && ch_key[out[tlo - 1]] == tie) tlo--;
+            while (thi < hi && ch_key[out[thi]] == tie) thi++;
+            for (int64_t j = tlo; j < n; j++) {
+                const int64_t r = j + em_below(rng, thi - j);
+                const int64_t t = out[j];
+                out[j] = out[r];
+                out[r] = t;
+            }
         }
     }
     if (rc == 0) memcpy(keep, out, (size_t)n * sizeof *keep);
@@ -167,18 +175,32 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RE
 }
 
 /* The kept children as the next layer (frontier ring, tile copies used, breaks, keys) and the forest's layer p
- * (par and cand are [P, forest_cols]). A child uses the first free copy of its candidate's type: the first zero
- * bit from cand_first (expand took only candidates whose type's last bit is clear, so one is found by then). */
-void em_beam_materialise(
-    int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, const int32_t *EM_RESTRICT ch_parent,
+ * (par and cand are [P, forest_cols]), laid out in their parents' order (a stable counting sort of keep by parent,
+ * over the n_parents states of the layer before): each parent's state is then read once, in memory order, where
+ * the truncation's order read them at random. A child uses the first free copy of its candidate's type: the first
+ * zero bit from cand_first (expand took only candidates whose type's last bit is clear, so one is found by then).
+ * Returns 0, or -1 when the scratch memory could not be had. */
+int64_t em_beam_materialise(
+    int64_t p, const int64_t *EM_RESTRICT keep, int64_t n, int64_t n_parents, const int32_t *EM_RESTRICT ch_parent,
     const int32_t *EM_RESTRICT ch_cand, const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RESTRICT ch_key,
     const int32_t *EM_RESTRICT ring, int64_t R, const uint64_t *EM_RESTRICT used, int64_t words,
     int32_t *EM_RESTRICT new_ring, uint64_t *EM_RESTRICT new_used, int32_t *EM_RESTRICT new_brk,
     int32_t *EM_RESTRICT new_key, int64_t slot, const int64_t *EM_RESTRICT cand_first,
     int32_t *EM_RESTRICT par, int32_t *EM_RESTRICT cand, int64_t forest_cols)
 {
+    int64_t *counts = calloc((size_t)n_parents + 1, sizeof *counts);
+    int64_t *laid = malloc((size_t)(n > 0 ? n : 1) * sizeof *laid);
+    if (!counts || !laid) {
+        free(counts);
+        free(laid);
+        return -1;
+    }
+    for (int64_t j = 0; j < n; j++) counts[ch_parent[keep[j]] + 1]++;
+    for (int64_t s = 1; s <= n_parents; s++) counts[s] += counts[s - 1];
+    for (int64_t j = 0; j < n; j++) laid[counts[ch_parent[keep[j]]]++] = keep[j];
+    free(counts);
     for (int64_t j = 0; j < n; j++) {
-        const int64_t i = keep[j];
+        const int64_t i = laid[j];
         const int64_t s = ch_parent[i];
         const int32_t c = ch_cand[i];
         memcpy(new_ring + j * R, ring + s * R, (size_t)R * sizeof *ring);
@@ -197,4 +219,6 @@ void em_beam_materialise(
         par[p * forest_cols + j] = (int32_t)s;
         cand[p * forest_cols + j] = c;
     }
+    free(laid);
+    return 0;
 }

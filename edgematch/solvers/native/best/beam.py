@@ -194,16 +194,17 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
         if n < 0:
             raise MemoryError("beam: no memory to sort a layer's children")
         new_ring, new_used, new_brk, new_key = layer[1 - now]
-        steps.materialise(p, p_keep, n, *children, ring, R, used, words, new_ring, new_used, new_brk, new_key,
-                          p % R, steps.cand_first, p_par, p_cand, width)
+        if steps.materialise(p, p_keep, n, n_cur, *children, ring, R, used, words, new_ring, new_used, new_brk,
+                             new_key, p % R, steps.cand_first, p_par, p_cand, width) < 0:
+            raise MemoryError("beam: no memory to lay out a layer's states")
         now, n_cur = 1 - now, n
         counters["states"] += n
     picks = np.zeros(P, np.int64)
-    j = 0  # the truncation puts a state with the fewest breaks first
+    j = best = int(np.argmin(brks[now][:n_cur]))  # the first state with the fewest breaks
     for p in range(P - 1, -1, -1):
         picks[p] = cand[p, j]
         j = int(par[p, j])
-    return picks, int(brks[now][0])
+    return picks, int(brks[now][best])
 
 
 class _Steps:
