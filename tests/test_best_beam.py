@@ -101,22 +101,26 @@ def test_a_fixed_seed_gives_the_same_board():
 
 def test_a_beam_can_use_every_copy_of_a_tile_and_never_one_more():
     """A state keeps the tile copies it used as a bit each, a type's copies in consecutive bits across 64-bit words
-    (beam.c): one beam over 144 copies of one tile must place them all (a full board, every seam fitting), and over
-    two tiles with 70 and 74 copies, whose bits share a word, must place each as often as the puzzle has it."""
+    (beam.c): one beam over 144 (or 128, two words exactly) copies of one tile must place them all (a full board,
+    every seam fitting), and over two tiles with 70 and 74 copies, whose bits share a word, must place each as often
+    as the puzzle has it."""
     same = Puzzle(12, 12, (Tile((1, 1, 1, 1)),) * 144)
+    words = Puzzle(16, 8, (Tile((1, 1, 1, 1)),) * 128)
     two = Puzzle(12, 12, (Tile((1, 1, 1, 1)),) * 70 + (Tile((2, 2, 2, 2)),) * 74)
-    for puzzle, copies in ((same, [144]), (two, [70, 74])):
+    for puzzle, copies in ((same, [144]), (words, [128]), (two, [70, 74])):
         bt = BeamTables(puzzle, "comb")
-        assert bt.words == 3  # 144 bits and the one always set
+        assert bt.words == 3  # a bit per copy and the one always set
+        assert sorted(bt.t.type_count.tolist()) == copies
         for seed in range(3):
             found = beam(bt, 16, 8, seed, None, {"children": 0, "states": 0})
             assert found is not None
             picks, breaks = found
-            assert sorted(np.bincount(bt.t.cand_type[picks]).tolist()) == copies
+            types = len(bt.t.type_count)
+            assert np.bincount(bt.t.cand_type[picks], minlength=types).tolist() == bt.t.type_count.tolist()
             board = board_of(puzzle, bt, picks)
             verdict = check(puzzle, board)
             assert verdict.admissible and verdict.score == puzzle.seam_count - breaks
-            if puzzle is same:
+            if len(copies) == 1:
                 assert breaks == 0
 
 

@@ -22,9 +22,9 @@ Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holdi
 more), frontier ring ``R`` (the farthest back a key looks: the width of the board for ``row``, up to twice that for
 ``comb``), width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer,
 int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children
-of one layer ``40 F W`` (parent, candidate, breaks, key, the shuffle and the sort): about 2.6 kB per unit of width on
-a 16x16 board, so 1.5 GiB at some 590,000. A width whose beam would need more than :data:`MEMORY_CAP` is refused
-(``width=N``) or capped (the doubling).
+of one layer ``40 F W`` (parent, candidate, breaks, key and the sort's two index arrays): about 2.6 kB per unit of
+width on a 16x16 board, so 1.5 GiB at some 590,000. A width whose beam would need more than :data:`MEMORY_CAP` is
+refused (``width=N``) or capped (the doubling).
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ class BeamTables:
         self.words = copies // 64 + 1
         self.cand_first = np.ascontiguousarray(np.where(counts > 0, first, copies)[t.cand_type], np.int64)
         self.cand_last = np.ascontiguousarray(last[t.cand_type], np.int64)
-        self.unused = np.zeros(self.words, np.uint64)
-        self.unused[copies // 64] = np.uint64(1) << np.uint64(copies % 64)
+        self.used0 = np.zeros(self.words, np.uint64)  # the empty board's: only the bit always set
+        self.used0[copies // 64] = np.uint64(1) << np.uint64(copies % 64)
         weights = rare_colour_weights(puzzle, t) if prefer == "rare" else np.zeros(len(t.type_count), np.int64)
         self.cand_w = np.ascontiguousarray(weights[t.cand_type], np.int64)
 
@@ -156,7 +156,7 @@ def beam(bt: BeamTables, width: int, fanout: int, seed: int, deadline: float | N
     useds = [np.zeros((width, words), np.uint64) for _ in range(2)]
     brks = [np.zeros(width, np.int32) for _ in range(2)]
     keys = [np.zeros(width, np.int32) for _ in range(2)]
-    useds[0][0] = bt.unused
+    useds[0][0] = bt.used0
     ch_parent, ch_cand, ch_brk, ch_key = (np.empty(width * fanout, np.int32) for _ in range(4))
     keep = np.empty(width, np.int64)
     par = np.zeros((P, width), np.int32)
