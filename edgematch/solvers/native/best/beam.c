@@ -158,7 +158,7 @@ int64_t em_beam_truncate(const int32_t *EM_RESTRICT ch_brk, const int32_t *EM_RE
         if (rc == 0 && ch_key[out[n - 1]] == ch_key[out[n]]) { /* a uniform draw of the tie that straddles */
             const int32_t tie = ch_key[out[n]];
             int64_t tlo = n - 1, thi = n + 1;
-            while (tlo > lo && ch_brk[out[tlo - 1]] == cut && ch_key[out[tlo - 1]] == tie) tlo--;
+            while (tlo > lo && ch_key[out[tlo - 1]] == tie) tlo--;
             while (thi < hi && ch_key[out[thi]] == tie) thi++;
             for (int64_t j = tlo; j < n; j++) {
                 const int64_t r = j + em_below(rng, thi - j);
@@ -188,17 +188,11 @@ int64_t em_beam_materialise(
     int32_t *EM_RESTRICT new_key, int64_t slot, const int64_t *EM_RESTRICT cand_first,
     int32_t *EM_RESTRICT par, int32_t *EM_RESTRICT cand, int64_t forest_cols)
 {
-    int64_t *counts = calloc((size_t)n_parents + 1, sizeof *counts);
     int64_t *laid = malloc((size_t)(n > 0 ? n : 1) * sizeof *laid);
-    if (!counts || !laid) {
-        free(counts);
+    if (!laid || counting_sort(keep, n, ch_parent, 0, n_parents, 0, laid) != 0) {
         free(laid);
         return -1;
     }
-    for (int64_t j = 0; j < n; j++) counts[ch_parent[keep[j]] + 1]++;
-    for (int64_t s = 1; s <= n_parents; s++) counts[s] += counts[s - 1];
-    for (int64_t j = 0; j < n; j++) laid[counts[ch_parent[keep[j]]]++] = keep[j];
-    free(counts);
     for (int64_t j = 0; j < n; j++) {
         const int64_t i = laid[j];
         const int64_t s = ch_parent[i];

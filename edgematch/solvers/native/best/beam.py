@@ -23,7 +23,7 @@ more), frontier ring ``R`` (the farthest back a key looks: the width of the boar
 ``comb``), width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer,
 int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children
 of one layer ``40 F W`` (parent, candidate, breaks, key and the sort's two index arrays): about 2.6 kB per unit of
-width on a 16x16 board, so 1.5 GiB at some 590,000. A width whose beam would need more than :data:`MEMORY_CAP` is
+width on a 16x16 board, so 1.5 GiB at about 600,000. A width whose beam would need more than :data:`MEMORY_CAP` is
 refused (``width=N``) or capped (the doubling).
 """
 
