@@ -54,7 +54,7 @@ from edgematch.solvers.base import (
     whole,
 )
 from edgematch.solvers.boards import CUT, listed, listing_deadline
-from edgematch.solvers.native.best.stages import STALL_SECONDS
+from edgematch.solvers.native.best.stages import BEAM_SHARE, LADDER_TOP, STALL_SECONDS
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
@@ -178,7 +178,8 @@ class NativeBackend(Backend):
                 "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "prefer": "rare (best beam)",
                 "repair": "on (best beam)",
-                "beam_share": "0.7 (best beam: the beams' share of the time, the rest repairs)",
+                "beam_share": f"{BEAM_SHARE:g} (best beam: the beams' share of the time at most, as they stop at the "
+                              f"{LADDER_TOP:,}-wide beam; the rest repairs)",
                 "stall": f"{STALL_SECONDS:g} (best beam: seconds of repair without a better board before a fresh "
                          "beam; off)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "

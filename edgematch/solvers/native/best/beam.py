@@ -7,9 +7,10 @@ scored by the seams fitting so far (inner seams between placed cells and hints);
 legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most ``fanout`` (default
 8) drawn at random among exact ties; the next layer keeps the ``width`` best children. Among children with equal
 breaks, ``prefer=rare`` (the default) keeps those that placed more sides of the rarer colours
-(:func:`rare_colour_weights`), so the tiles left fit each other more easily; what ties after that is kept in a
-seeded random order (``prefer=none``: every run of equal breaks at random). E2-like 16x16, 60 s, one core: a mean
-of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20). Legal placements come from
+(:func:`rare_colour_weights`), so the tiles left fit each other more easily; where the width cuts through a tie
+of both, the children kept from it are a seeded uniform draw (``prefer=none``: a tie of breaks alone). E2-like
+16x16, 60 s, one core: a mean of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20).
+Legal placements come from
 :func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only candidates showing the frame exactly on
 the cell's outer sides, in allowed turns, hinted cells fixed, so every break is an inner seam.
 
@@ -22,8 +23,9 @@ Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holdi
 more), frontier ring ``R`` (the farthest back a key looks: the width of the board for ``row``, up to twice that for
 ``comb``), width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer,
 int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children
-of one layer ``40 F W`` (parent, candidate, breaks, key and the sort's two index arrays): about 2.6 kB per unit of
-width on a 16x16 board, so 1.5 GiB at about 600,000. A width whose beam would need more than :data:`MEMORY_CAP` is
+of one layer, bounded by ``40 F W`` (per child its parent, candidate, breaks and key and the truncation's two index
+arrays, 32 bytes; the kept children's indices, twice, 16 bytes per unit of width): about 2.6 kB per unit of width on
+a 16x16 board, so 1.5 GiB at about 600,000. A width whose beam would need more than :data:`MEMORY_CAP` is
 refused (``width=N``) or capped (the doubling).
 """
 

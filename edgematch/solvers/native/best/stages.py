@@ -17,9 +17,10 @@ few minutes, and a fresh board brings a new one. Counters say which stage found 
 taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and the
 repair's figures per operator.
 
-Measured (E2-like 16x16 with the centre hint, seed 1, one core): the tail beams took 457 to 459 within 80 s
-of a 600 s run, the kernel's moves found nothing there; two chains (``--workers 2``) reached 461 at 138 s of
-1,800 s.
+Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam"): one core, 60 s,
+a mean of 461.0-461.2 on seeds 1-10; two chains (``--workers 2``), 30 minutes, 464 / 462 / 463 on seeds 1-3. Each
+round's repair adds about 0.8 seams to its fresh beam's board, whatever the tail beams' width from 100,000 to
+400,000 ("Wider or higher tail beams").
 """
 
 from __future__ import annotations
