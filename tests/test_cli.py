@@ -107,7 +107,8 @@ def test_formats_lists_native_and_json():
     [
         (["info", "no/such/file.em"], "no/such/file.em: no such file"),
         (["generate", "3y3"], "size must look like 4x4"),
-        (["generate", "3", "--colours", "0"], "colours must be at least 1"),
+        (["generate", "3", "--colours", "0"], "colours must be from 1 to"),
+        (["generate", "3", "--colours", "-1"], "colours must be from 1 to"),
         (["convert", "examples/insects.em", "--to", "nope"], "unknown format 'nope'"),
     ],
 )

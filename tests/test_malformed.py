@@ -12,6 +12,7 @@ import pytest
 from edgematch.errors import FormatError
 from edgematch.formats import read_puzzle, read_solution
 
+ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data" / "malformed"
 
 MALFORMED = [
@@ -122,3 +123,57 @@ def test_sol_tile_and_cell_checked_against_the_puzzle(tmp_path):
     with pytest.raises(FormatError) as info:
         read_solution(path, puzzle=puzzle)
     _assert_located(info.value, path, 2, "off the 2x1 board")
+
+
+INSECTS_ROWS = "1:0 8:1 2:0\n7:2 5:2 0:0\n6:3 4:1 3:0\n"  # 3x3 cells of the insects puzzle (9 tiles)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "fragment"),
+    [
+        ("rot7.emsol", "edgematch solution\nsize 3 3\n1:7 8:1 2:0\n7:2 5:2 0:0\n6:3 4:1 3:0\n", 3,
+         "rotation 7 is not 0..3"),
+        ("tile99.emsol", "edgematch solution\nsize 3 3\n1:0 8:1 2:0\n7:2 99:2 0:0\n6:3 4:1 3:0\n", 4,
+         "tile 99 does not exist (tiles are 0..8)"),
+        ("negative.emsol", "edgematch solution\nsize 3 3\n1:0 8:1 2:0\n7:2 5:2 0:0\n6:3 4:1 -1:0\n", 5,
+         "tile -1 does not exist"),
+        ("small.emsol", "edgematch solution\nsize 2 2\n1:0 8:1\n7:2 5:2\n", 2, "the solution is 2x2, the puzzle 3x3"),
+        ("rot7.json", '{"edgematch": "solution", "width": 3, "height": 3,\n'
+                      ' "cells": [[1, 7], [8, 1], [2, 0], [7, 2], [5, 2], [0, 0], [6, 3], [4, 1], [3, 0]]}\n', 2,
+         "rotation 7 is not 0..3"),
+        ("tile9.json", '{"edgematch": "solution", "width": 3, "height": 3,\n'
+                       ' "cells": [[1, 0], [8, 1], [2, 0], [7, 2], [9, 2], [0, 0], [6, 3], [4, 1], [3, 0]]}\n', 2,
+         "tile 9 does not exist (tiles are 0..8)"),
+        ("small.json", '{"edgematch": "solution",\n "width": 2, "height": 2, "cells": []}\n', 2,
+         "the solution is 2x2, the puzzle 3x3"),
+    ],
+)
+def test_a_solution_no_board_can_hold_is_malformed_at_its_line(tmp_path, name, text, line, fragment):
+    # what no board of the puzzle can hold (a turn past 3, a tile it lacks, another size) is the file's fault,
+    # named at its line as the .sol and e2dev readers do; the checker judges only boards that could exist
+    puzzle = read_puzzle(ROOT / "examples" / "insects.em")
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(FormatError) as info:
+        read_solution(path, puzzle=puzzle)
+    _assert_located(info.value, path, line, fragment)
+
+
+def test_a_well_formed_native_solution_reads_with_or_without_its_puzzle(tmp_path):
+    puzzle = read_puzzle(ROOT / "examples" / "insects.em")
+    path = tmp_path / "ok.emsol"
+    path.write_text("edgematch solution\nsize 3 3\n" + INSECTS_ROWS)
+    board = read_solution(path, puzzle=puzzle)
+    assert board.cells[1] == (8, 1) and len(board.cells) == 9
+    assert read_solution(path).cells == board.cells  # without the puzzle, the same cells
+
+
+def test_the_negative_half_of_label_0_is_named_as_the_cause(tmp_path):
+    # under rule signed a label's negative half is its matching partner, and 0 has none: the error names the
+    # declaration's problem where the half is used, not only "unknown label"
+    path = tmp_path / "label0.em"
+    path.write_text("edgematch puzzle\nsize 1 2\nrule signed\nframe none\nlabel 0 ant\nlabel 1 bee\n"
+                    "tile ant bee bee bee\ntile -ant bee bee bee\n")
+    with pytest.raises(FormatError) as info:
+        read_puzzle(path)
+    _assert_located(info.value, path, 8, "'ant' is label 0, which has no negative half under rule signed")

@@ -152,7 +152,7 @@ class GeneratorSpec:
         for name in ("width", "height"):
             check_setting(name, getattr(self, name))
         for name in ("colours", "border_colours", "inner_colours"):
-            check_setting(name, getattr(self, name), 0, MAX_COLOURS, none=True)
+            check_setting(name, getattr(self, name), 1, MAX_COLOURS, none=True)
         check_setting("seed", self.seed, -MAX_LABEL)
         check_setting("attempt", self.attempt, -MAX_LABEL)
         for name in ("framed", "rotations"):
@@ -167,10 +167,6 @@ class GeneratorSpec:
             raise UsageError(f"{self.width}x{self.height} is over {MAX_TILES:,} tiles: too large to generate")
         if self.rule is not None and self.rule not in ("same", "signed"):
             raise UsageError(f"unknown rule {self.rule!r} (expected same or signed)")
-        for name in ("colours", "border_colours", "inner_colours"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise UsageError(f"{name.replace('_', ' ')} must be at least 1, got {value}")
         if self.attempt < 0:
             raise UsageError(f"attempt must be at least 0, got {self.attempt}")
         if self.like is not None:

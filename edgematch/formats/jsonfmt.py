@@ -149,10 +149,13 @@ def write(puzzle: Puzzle) -> str:
 
 def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
     f = _Fields(source, _load(source, "solution"))
-    return source.build(
-        lambda: Solution(f.get("width", int), f.get("height", int), tuple(f.int_rows("cells", 2))),  # type: ignore[arg-type]
-        _line_of(source, "cells"),
-    )
+    width, height = f.get("width", int), f.get("height", int)
+    if puzzle is not None and (width, height) != (puzzle.width, puzzle.height):
+        raise source.error(f"the solution is {width}x{height}, the puzzle {puzzle.width}x{puzzle.height}",
+                           _line_of(source, "width"))
+    at, tiles = _line_of(source, "cells"), None if puzzle is None else len(puzzle.tiles)
+    cells = tuple(source.placement(t, r, at, tiles) for t, r in f.int_rows("cells", 2))
+    return source.build(lambda: Solution(width, height, cells), at)  # type: ignore[arg-type]
 
 
 def write_solution(solution: Solution, puzzle: Puzzle | None = None) -> str:

@@ -112,6 +112,9 @@ def read(source: Source) -> Puzzle:
         if is_integer_word(word):
             read_before[word] = source.int_word(word, line, "label")
             return read_before[word]
+        if rule == "signed" and word.startswith("-") and names.get(word[1:]) == 0:
+            raise source.error(f"unknown label {quoted(word)}: {quoted(word[1:])} is label 0, which has no negative "
+                               "half under rule signed (number it from 1)", line)
         raise source.error(f"unknown label {quoted(word)} (declare it with a 'label' line)", line)
 
     tiles = []
@@ -172,6 +175,9 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
     if not lines or lines[0].words[0].lower() != "size":
         raise source.error("expected 'size W H' after the header", lines[0] if lines else source.last_line)
     width, height = _size(source, lines[0], lines[0].words[1:])
+    if puzzle is not None and (width, height) != (puzzle.width, puzzle.height):
+        raise source.error(f"the solution is {width}x{height}, the puzzle {puzzle.width}x{puzzle.height}", lines[0])
+    tiles = None if puzzle is None else len(puzzle.tiles)
     rows = lines[1:]
     if len(rows) != height:
         raise source.error(f"expected {height} rows of cells, got {len(rows)}", rows[-1] if rows else lines[0])
@@ -183,7 +189,8 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
             parts = word.split(":")
             if len(parts) != 2:
                 raise source.error(f"a cell is tile:rotation, got {quoted(word)}", line)
-            cells.append((source.int_word(parts[0], line, "tile"), source.int_word(parts[1], line, "rotation")))
+            tile, rotation = source.int_word(parts[0], line, "tile"), source.int_word(parts[1], line, "rotation")
+            cells.append(source.placement(tile, rotation, line, tiles))
     return source.build(lambda: Solution(width, height, tuple(cells)), lines[0])
 
 

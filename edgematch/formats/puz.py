@@ -87,7 +87,8 @@ def read(source: Source) -> Puzzle:
     if len(header.words) not in (1, 2):
         hint = "; is the header missing?" if len(header.words) == 4 else ""
         raise source.error(
-            f"expected the header 'cols [rows]' (1 or 2 numbers), got {len(header.words)} numbers{hint}",
+            f"expected the header 'cols [rows]' (1 or 2 numbers), got {len(header.words)} words: "
+            f"{quoted(header.text)}{hint}",
             header,
         )
     sizes = [source.int_word(w, header, "header 'cols [rows]'") for w in header.words]
