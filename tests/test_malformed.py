@@ -177,3 +177,17 @@ def test_the_negative_half_of_label_0_is_named_as_the_cause(tmp_path):
     with pytest.raises(FormatError) as info:
         read_puzzle(path)
     _assert_located(info.value, path, 8, "'ant' is label 0, which has no negative half under rule signed")
+
+
+def test_a_heule_hint_count_too_high_is_blamed_on_the_first_piece_read_as_a_hint(tmp_path):
+    # line 1 claims more hints than the file holds, so piece lines are read as hints: the first whose row,
+    # column or turn no hint can have is named, with line 1's count, before any board size is guessed
+    lines = (ROOT / "examples" / "framed5x4.heule").read_text().split("\n")
+    real = int(lines[0])
+    lines[0] = str(real + 3)
+    path = tmp_path / "miscounted.heule"
+    path.write_text("\n".join(lines))
+    with pytest.raises(FormatError) as info:
+        read_puzzle(path)
+    assert f"(line 1 says {real + 3} hint lines follow)" in info.value.message
+    assert info.value.line is not None and real + 2 <= info.value.line <= real + 4

@@ -92,10 +92,8 @@ def _hints(
         if not (1 <= row <= height and 1 <= col <= width):
             raise source.error(f"hint at row {row}, col {col} is off the {width}x{height} board (1-based)",
                                line)
-        if not 1 <= piece <= pieces:
+        if piece > pieces:
             raise source.error(f"hint piece {piece} does not exist (pieces are 1..{pieces})", line)
-        if not 0 <= rot < 4:
-            raise source.error(f"hint rotation {rot} is not 0..3 (clockwise quarter turns)", line)
         cell = (row - 1) * width + col - 1
         if cell in cells:
             raise source.error(
@@ -130,6 +128,12 @@ def read(source: Source) -> Puzzle:
             f"expected {count} hint lines after line 1, the file ends after {len(hint_lines)}", lines[-1]
         )
     raw = [(line, source.ints(line, 4, "hint (row col piece rot)")) for line in hint_lines]
+    for line, (row, col, piece, rot) in raw:  # what needs no board size, so a miscounted line 1 is blamed here
+        problem = (f"hint at row {row}, col {col}: rows and columns are numbered from 1" if row < 1 or col < 1
+                   else f"hint piece {piece}: pieces are numbered from 1" if piece < 1
+                   else f"hint rotation {rot} is not 0..3 (clockwise quarter turns)" if not 0 <= rot < 4 else None)
+        if problem:
+            raise source.error(f"{problem} (line 1 says {count} hint lines follow)", line)
     piece_lines = lines[1 + count:]
     if not piece_lines:
         raise source.error("no pieces after the hints", lines[-1])
