@@ -62,7 +62,7 @@ def test_identical_board_has_repeated_tiles():
         {min(t.rotated(r).edges for r in range(4)) for t in puzzle.tiles}) < len(puzzle.tiles)
 
 
-@pytest.mark.parametrize("order", ["comb", "row"])
+@pytest.mark.parametrize("order", ["comb", "row", "comb4"])
 @pytest.mark.parametrize("kind", [k for k, _ in BOARDS])
 def test_every_streamed_board_is_admissible_and_scored_as_the_checker_scores_it(kind, order):
     puzzle = dict(BOARDS)[kind]
@@ -168,12 +168,37 @@ def test_comb_order_fills_the_last_two_rows_column_by_column():
     assert fill_cells(puzzle, "row") == list(range(16))
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 9])
+def test_a_comb_of_k_fills_every_free_cell_once_with_its_west_and_north_neighbours_before_it(k):
+    # combK: rows one by one, then the last K rows column by column (each column top down); a hint is skipped.
+    # Every cell must come after its west and north neighbours, as the beam's keys read those two sides
+    puzzle, _ = generate(GeneratorSpec(5, 7, framed=True, seed=2, hint=True))
+    order = fill_cells(puzzle, f"comb{k}")
+    hinted = {c for c, _, _ in puzzle.hints}
+    assert sorted(order) == [c for c in range(puzzle.size) if c not in hinted]
+    where = {c: i for i, c in enumerate(order)}
+    for c in order:
+        for before in (c - 1 if c % puzzle.width else None, c - puzzle.width if c >= puzzle.width else None):
+            assert before is None or before in hinted or where[before] < where[c], (k, c, before)
+    band = min(k, puzzle.height)
+    tail = [c for c in order if c >= (puzzle.height - band) * puzzle.width]
+    columns = [c % puzzle.width for c in tail]
+    assert columns == sorted(columns)  # the band column by column
+    assert order[:len(order) - len(tail)] == sorted(order[:len(order) - len(tail)])  # the rows above, row by row
+    assert fill_cells(puzzle, "comb2") == fill_cells(puzzle, "comb")
+    assert fill_cells(puzzle, "comb1") == fill_cells(puzzle, "row")
+
+
 @pytest.mark.parametrize("options, words", [
     ({"search": "wide"}, "search"),
     ({"search": "beam", "width": "lots"}, "width"),
     ({"search": "beam", "width": "0"}, "width"),
     ({"search": "beam", "fanout": "-1"}, "fanout"),
     ({"search": "beam", "order": "spiral"}, "order"),
+    ({"search": "beam", "order": "comb0"}, "combK"),
+    ({"search": "beam", "order": "comb-3"}, "combK"),
+    ({"search": "beam", "order": "comb04"}, "combK"),
+    ({"search": "beam", "order": "comb\u0664"}, "combK"),
     ({"search": "beam", "seed": "x"}, "seed"),
     ({"search": "beam", "prefer": "common"}, "prefer"),
     ({"search": "beam", "stall": "soon"}, "stall"),

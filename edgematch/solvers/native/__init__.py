@@ -175,7 +175,7 @@ class NativeBackend(Backend):
                 "keep": "on (restarts: the search in the tables' own order resumes between them)",
                 "unit": str(RESTART_UNIT), "seed": "0",
                 "start": "0.6 (best)", "breaks": "positions/6 (best)",
-                "search": "beam (best; dfs up to 25 free cells; beam order comb|row)",
+                "search": "beam (best; dfs up to 25 free cells; beam order comb|combK|row)",
                 "width": "doubling (best beam)", "fanout": "8 (best beam)", "prefer": "rare (best beam)",
                 "repair": "on (best beam)",
                 "beam_share": f"{BEAM_SHARE:g} (best beam: the beams' share of the time at most, as they stop at the "

@@ -1,18 +1,17 @@
 """Beam search for the native backend's ``best`` (``-O search=beam``): the field's strongest single-core
 approach on Eternity II-like boards (issue 23, part 1).
 
-The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows column
-by column; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p`` positions placed,
-scored by the seams fitting so far (inner seams between placed cells and hints); each board's children are the
-legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most ``fanout`` (default
-8) drawn at random among exact ties; the next layer keeps the ``width`` best children. Among children with equal
-breaks, ``prefer=rare`` (the default) keeps those that placed more sides of the rarer colours
-(:func:`rare_colour_weights`), so the tiles left fit each other more easily; where the width cuts through a tie
-of both, the children kept from it are a seeded uniform draw (``prefer=none``: a tie of breaks alone). E2-like
-16x16, 60 s, one core: a mean of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20).
-Legal placements come from
-:func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only candidates showing the frame exactly on
-the cell's outer sides, in allowed turns, hinted cells fixed, so every break is an inner seam.
+The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows column by
+column; ``combK``, the last K rows; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
+positions placed, scored by the seams fitting so far (inner seams between placed cells and hints); each board's
+children are the legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most
+``fanout`` (default 8) drawn at random among exact ties; the next layer keeps the ``width`` best children. Among
+children with equal breaks, ``prefer=rare`` (the default) keeps those that placed more sides of the rarer colours
+(:func:`rare_colour_weights`), so the tiles left fit each other more easily; where the width cuts through a tie of
+both, the children kept from it are a seeded uniform draw (``prefer=none``: a tie of breaks alone). E2-like 16x16,
+60 s, one core: a mean of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20). Legal placements
+come from :func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only candidates showing the frame
+exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so every break is an inner seam.
 
 Each call of :func:`beam` is one beam: its best complete board, scored by its breaks. The anytime runs
 (successive beams of doubling width, then repair) are :mod:`~edgematch.solvers.native.best.stages`. The time
@@ -44,7 +43,8 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best.candidates import BestTables, build_best_tables
 from edgematch.solvers.native.tables import in_time, seam_colour
 
-ORDERS = ("comb", "row")
+ORDERS = ("comb", "row")  # and combK: the comb with its last K rows column by column (``comb`` is comb2)
+COMB_ROWS = 2  # the rows ``comb`` fills column by column
 PREFERS = ("none", "rare")  # ties of breaks: at random, or the boards that placed more rare colours first
 PREFER = "rare"
 FANOUT = 8
@@ -53,14 +53,23 @@ MEMORY_CAP = 1_536 * 2**20  # bytes one beam may take
 CHUNK_SECONDS = 0.05
 
 
+def comb_rows(order: str) -> int | None:
+    """The rows a comb order fills column by column (``comb``: :data:`COMB_ROWS`, ``combK``: K from 1), or None
+    for an order that is not a comb."""
+    if order == "comb":
+        return COMB_ROWS
+    digits = order[4:] if order.startswith("comb") else ""
+    return int(digits) if digits.isascii() and digits.isdigit() and digits[0] != "0" and len(digits) <= 4 else None
+
+
 def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
-    """The free cells in fill order: ``row`` scan, or ``comb``: rows one by one, the last two rows column by
-    column (each cell of those still sees its west and north neighbours placed)."""
+    """The free cells in fill order: ``row`` scan, or a comb (``comb``, ``combK``): rows one by one, then the
+    last K rows (2 for ``comb``; at most the board's) column by column, each column top down, so every cell
+    still sees its west and north neighbours placed. Its breaks gather in short columns rather than along a
+    row (benchmarks/README.md, "Longer teeth")."""
     w, h = puzzle.width, puzzle.height
-    if order == "row" or h < 2:
-        cells = list(range(w * h))
-    else:
-        cells = list(range((h - 2) * w)) + [r * w + c for c in range(w) for r in (h - 2, h - 1)]
+    k = min(comb_rows(order) or 1, h)
+    cells = list(range((h - k) * w)) + [r * w + c for c in range(w) for r in range(h - k, h)]
     hinted = {c for c, _, _ in puzzle.hints}
     return [c for c in cells if c not in hinted]
 
@@ -262,8 +271,9 @@ def beam_options(options: dict) -> tuple[int | None, int, str, int, str]:
     width = whole(options["width"], "width", least=1) if "width" in options else None
     fanout = whole(options.get("fanout", FANOUT), "fanout", least=1)
     order = str(options.get("order", "comb"))
-    if order not in ORDERS:
-        raise UsageError(f"native backend: beam order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if order != "row" and comb_rows(order) is None:
+        raise UsageError(f"native backend: beam order must be one of {', '.join(ORDERS)} or combK (the last K "
+                         f"rows column by column, K from 1 to 9999), got {order!r}")
     seed = whole(options.get("seed", 0), "seed")
     prefer = str(options.get("prefer", PREFER))
     if prefer not in PREFERS:

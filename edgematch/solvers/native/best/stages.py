@@ -45,6 +45,7 @@ from edgematch.solvers.native.best.beam import (
     beam_options,
     beam_seed,
     board_of,
+    comb_rows,
 )
 from edgematch.solvers.native.best.exact import ExactShare
 from edgematch.solvers.native.compiled import ensure_compiled
@@ -123,7 +124,8 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
             round_width = width or min(ROUND_FACTOR * max(int(run.counters["widest"]), FIRST_WIDTH),
                                        widest_fitting(bt, fanout) if bt is not None else FIRST_WIDTH)
             while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
-                repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause)
+                repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause,
+                                                 order if comb_rows(order) else "comb")
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
                 if repair is None or not repair.run(start or run.best_board, stall):
                     break
@@ -247,13 +249,13 @@ class _Repair:
     found per second so far. Its tables and what each operator earned are kept from one round to the next."""
 
     def __init__(self, puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, prefer: str, deadline: float | None,
-                 pause: Callable[[], None], tables: object):
+                 pause: Callable[[], None], tables: object, order: str = "comb"):
         import random
 
         from edgematch.solvers.native.best.repair import Repairer
 
         self.puzzle, self.anytime, self.fanout, self.seed, self.prefer = puzzle, run, fanout, seed, prefer
-        self.deadline, self.pause = deadline, pause
+        self.deadline, self.pause, self.order = deadline, pause, order  # order: the tail beams' comb
         self.rng = random.Random(seed)
         self.rep = Repairer(puzzle, tables, run.best_board, seed)
         self.spent = {"tail": 0.0, "kernel": 0.0}
@@ -265,7 +267,7 @@ class _Repair:
 
     @classmethod
     def build(cls, puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, prefer: str, deadline: float | None,
-              pause: Callable[[], None]) -> _Repair | None:
+              pause: Callable[[], None], order: str = "comb") -> _Repair | None:
         """The repair, or None when the limit came while its tables were built (``run`` then says so)."""
         from edgematch.solvers.native.best.repair import repair_tables
 
@@ -276,7 +278,7 @@ class _Repair:
         if tables is None or _late(deadline):
             run.stopped = "time limit"
             return None
-        return cls(puzzle, run, fanout, seed, prefer, deadline, pause, tables)
+        return cls(puzzle, run, fanout, seed, prefer, deadline, pause, tables, order)
 
     def run(self, start: Solution, stall: float | None) -> bool:
         """Repair ``start`` until the deadline (or until stopped), every better board offered to the run; a board
@@ -327,7 +329,8 @@ class _Repair:
                     self.tails += 1
                     try:
                         board = tail_rebeam(puzzle, current, row, width, self.fanout,
-                                            beam_seed(self.seed, 1_000_000 + self.tails), deadline, c, self.prefer)
+                                            beam_seed(self.seed, 1_000_000 + self.tails), deadline, c, self.prefer,
+                                            self.order)
                     except _Stop:
                         run.stopped = "time limit"
                         return False
@@ -405,14 +408,14 @@ def tail_cells(puzzle: Puzzle, first_row: int) -> int:
 
 
 def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
-                deadline: float | None, counters: dict, prefer: str = PREFER) -> Solution | None:
-    """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (comb
-    order; narrower if the memory bound says so) with the rest of ``board`` fixed: the beam's best board
-    (better, equal or worse than ``board``), or None when it found no complete board. Raises the beam's stop
-    at ``deadline``."""
+                deadline: float | None, counters: dict, prefer: str = PREFER, order: str = "comb") -> Solution | None:
+    """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (in the comb
+    ``order``, the run's; narrower if the memory bound says so) with the rest of ``board`` fixed: the beam's
+    best board (better, equal or worse than ``board``), or None when it found no complete board. Raises the
+    beam's stop at ``deadline``."""
     freed = set(range(first_row * puzzle.width, puzzle.size))
     sub = pinned(puzzle, board, freed)
-    bt = BeamTables(sub, "comb", prefer=prefer)
+    bt = BeamTables(sub, order, prefer=prefer)
     if bt.t.positions == 0:
         return None
     while width > 1 and bt.memory(width, fanout) > memory_cap():  # a long tail of a large board
