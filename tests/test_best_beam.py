@@ -189,6 +189,46 @@ def test_a_comb_of_k_fills_every_free_cell_once_with_its_west_and_north_neighbou
     assert fill_cells(puzzle, "comb1") == fill_cells(puzzle, "row")
 
 
+@pytest.mark.parametrize("order", ["comb3", "comb4", "comb9"])
+@pytest.mark.parametrize("kind", [k for k, _ in BOARDS])
+def test_a_comb_beam_counts_its_breaks_as_the_checker_does(kind, order):
+    # a band cell's north neighbour lies up to w + (w - 1)(K - 1) placements back: the ring must reach it, or the
+    # beam would read a wrong label and its own break count would differ from the checker's
+    puzzle = dict(BOARDS)[kind]
+    bt = BeamTables(puzzle, order)
+    w, k = puzzle.width, min(int(order[4:]), puzzle.height)
+    hinted = {c for c, _, _ in puzzle.hints}
+    cells = fill_cells(puzzle, order)
+    at = {c: i for i, c in enumerate(cells)}
+    back = max((i - at[n] for c, i in at.items() for n in (c - 1 if c % w else -1, c - w) if n in at), default=1)
+    assert bt.ring >= back  # the farthest back a west or north neighbour lies, counted from the order itself
+    if k < puzzle.height and not hinted:
+        assert back == w + (w - 1) * (k - 1)
+    for seed in range(3):
+        picks, breaks = beam(bt, 200, 8, seed, None, {"children": 0, "states": 0})
+        verdict = check(puzzle, board_of(puzzle, bt, picks))
+        assert verdict.admissible and verdict.score == puzzle.seam_count - breaks, (kind, order, seed)
+
+
+@pytest.mark.parametrize("order, tails", [("comb4", "comb4"), ("comb", "comb"), ("row", "comb"), ("comb1", "comb")])
+def test_the_tail_beams_fill_in_the_run_s_comb(monkeypatch, order, tails):
+    puzzle, _ = generate(GeneratorSpec(8, 8, like="e2", hint=True, seed=4))
+    seen = []
+    real = stages.tail_rebeam
+
+    def spy(*args, **kwargs):
+        seen.append(args[9] if len(args) > 9 else kwargs.get("order", "comb"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stages, "tail_rebeam", spy)
+    monkeypatch.setattr(stages, "TAIL_WIDTH", 500)
+    monkeypatch.setattr(stages, "KERNEL_SECONDS", 0.05)  # the kernel's turns short, so a busy core still sees tails
+    result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", width=200, order=order,
+                            beam_share=0.1)
+    assert check(puzzle, result.solutions[0]).score == result.score
+    assert seen and set(seen) == {tails}
+
+
 @pytest.mark.parametrize("options, words", [
     ({"search": "wide"}, "search"),
     ({"search": "beam", "width": "lots"}, "width"),

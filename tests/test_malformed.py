@@ -140,10 +140,10 @@ INSECTS_ROWS = "1:0 8:1 2:0\n7:2 5:2 0:0\n6:3 4:1 3:0\n"  # 3x3 cells of the ins
         ("small.emsol", "edgematch solution\nsize 2 2\n1:0 8:1\n7:2 5:2\n", 2, "the solution is 2x2, the puzzle 3x3"),
         ("rot7.json", '{"edgematch": "solution", "width": 3, "height": 3,\n'
                       ' "cells": [[1, 7], [8, 1], [2, 0], [7, 2], [5, 2], [0, 0], [6, 3], [4, 1], [3, 0]]}\n', 2,
-         "rotation 7 is not 0..3"),
+         '"cells": entry 0: rotation 7 is not 0..3'),
         ("tile9.json", '{"edgematch": "solution", "width": 3, "height": 3,\n'
                        ' "cells": [[1, 0], [8, 1], [2, 0], [7, 2], [9, 2], [0, 0], [6, 3], [4, 1], [3, 0]]}\n', 2,
-         "tile 9 does not exist (tiles are 0..8)"),
+         '"cells": entry 4: tile 9 does not exist (tiles are 0..8)'),
         ("small.json", '{"edgematch": "solution",\n "width": 2, "height": 2, "cells": []}\n', 2,
          "the solution is 2x2, the puzzle 3x3"),
     ],
@@ -189,5 +189,5 @@ def test_a_heule_hint_count_too_high_is_blamed_on_the_first_piece_read_as_a_hint
     path.write_text("\n".join(lines))
     with pytest.raises(FormatError) as info:
         read_puzzle(path)
-    assert f"(line 1 says {real + 3} hint lines follow)" in info.value.message
+    assert f"(line 1 says {real + 3} hint line(s) follow: is that count right?)" in info.value.message
     assert info.value.line is not None and real + 2 <= info.value.line <= real + 4

@@ -133,7 +133,7 @@ def read(source: Source) -> Puzzle:
                    else f"hint piece {piece}: pieces are numbered from 1" if piece < 1
                    else f"hint rotation {rot} is not 0..3 (clockwise quarter turns)" if not 0 <= rot < 4 else None)
         if problem:
-            raise source.error(f"{problem} (line 1 says {count} hint lines follow)", line)
+            raise source.error(f"{problem} (line 1 says {count} hint line(s) follow: is that count right?)", line)
     piece_lines = lines[1 + count:]
     if not piece_lines:
         raise source.error("no pieces after the hints", lines[-1])

@@ -154,7 +154,8 @@ def read_solution(source: Source, puzzle: Puzzle | None) -> Solution:
         raise source.error(f"the solution is {width}x{height}, the puzzle {puzzle.width}x{puzzle.height}",
                            _line_of(source, "width"))
     at, tiles = _line_of(source, "cells"), None if puzzle is None else len(puzzle.tiles)
-    cells = tuple(source.placement(t, r, at, tiles) for t, r in f.int_rows("cells", 2))
+    cells = tuple(source.placement(t, r, at, tiles, f'"cells": entry {i}: ')
+                  for i, (t, r) in enumerate(f.int_rows("cells", 2)))
     return source.build(lambda: Solution(width, height, cells), at)  # type: ignore[arg-type]
 
 

@@ -274,15 +274,17 @@ class Source:
                 raise self.error(f"{what}: number too long ({exc})", line) from None
             raise self.error(f"{what} must be an integer, got {quoted(word)}", line) from None
 
-    def placement(self, tile: int, rotation: int, line: int | Line | None, tiles: int | None) -> tuple[int, int]:
+    def placement(self, tile: int, rotation: int, line: int | Line | None, tiles: int | None,
+                  where: str = "") -> tuple[int, int]:
         """A solution file's (tile, rotation), or a FormatError at ``line``: the rotation 0..3 (clockwise quarter
         turns) and the tile not negative and, when the puzzle's ``tiles`` count is known, one it has. A file that
-        names what no board can hold is malformed, as the .sol and e2dev readers say; the checker judges the rest."""
+        names what no board can hold is malformed, as the .sol and e2dev readers say; the checker judges the rest.
+        ``where`` leads the message (e.g. which entry of a list on one line)."""
         if not 0 <= rotation <= 3:
-            raise self.error(f"rotation {rotation} is not 0..3 (clockwise quarter turns)", line)
+            raise self.error(f"{where}rotation {rotation} is not 0..3 (clockwise quarter turns)", line)
         if tile < 0 or tiles is not None and tile >= tiles:
             known = f" (tiles are 0..{tiles - 1})" if tiles is not None else " (tiles are numbered from 0)"
-            raise self.error(f"tile {tile} does not exist{known}", line)
+            raise self.error(f"{where}tile {tile} does not exist{known}", line)
         return tile, rotation
 
     def ints(self, line: Line, count: int | None, what: str) -> list[int]:

@@ -24,7 +24,7 @@ of the second order's search (:mod:`edgematch.solvers.native.first.sweep`), here
 
 ``best`` has two searches (option ``search``): ``dfs``, the depth-first search with a break schedule
 (:mod:`edgematch.solvers.native.best`; options ``start``, ``breaks``, ``unit``, ``double``), and ``beam``
-(:mod:`edgematch.solvers.native.best.beam`; options ``width``, ``fanout``, ``order`` comb or row); both take
+(:mod:`edgematch.solvers.native.best.beam`; options ``width``, ``fanout``, ``order`` comb, combK or row); both take
 ``seed``. Without ``search`` the one whose options are given runs, else :func:`best_search` picks.
 ``best`` with ``workers=N`` or on a cluster runs independent chains of that search, chain ``i`` with seed
 ``seed + i``, sharing the best board (:mod:`edgematch.solvers.native.best.chains`).

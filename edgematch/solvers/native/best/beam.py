@@ -18,14 +18,14 @@ Each call of :func:`beam` is one beam: its best complete board, scored by its br
 limit is checked between chunks of states of about 50 ms, where a ``pause`` callback (the first-solution
 search's share of the time) may also run.
 
-Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holding a bit per free tile (and one
-more), frontier ring ``R`` (the farthest back a key looks: the width of the board for ``row``, up to twice that for
-``comb``), width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer,
-int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children
-of one layer, bounded by ``40 F W`` (per child its parent, candidate, breaks and key and the truncation's two index
-arrays, 32 bytes; the kept children's indices, twice, 16 bytes per unit of width): about 2.6 kB per unit of width on
-a 16x16 board, so 1.5 GiB at about 600,000. A width whose beam would need more than :data:`MEMORY_CAP` is
-refused (``width=N``) or capped (the doubling).
+Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holding a bit per free tile (and one more),
+frontier ring ``R`` (the farthest back a key looks: the board's width ``w`` for ``row``, up to ``w + (w - 1)(K - 1)``
+for a comb of K rows: 31 for ``comb`` on 16x16, 61 for ``comb4``), width ``W`` and fanout ``F``: the parent-pointer
+forest ``8 P W`` (parent index and candidate per layer, int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier
+ring, tile copies used, breaks, key) and the children of one layer, bounded by ``40 F W`` (per child its parent,
+candidate, breaks and key and the truncation's two index arrays, 32 bytes; the kept children's indices, twice, 16
+bytes per unit of width): about 2.6 kB per unit of width on a 16x16 board, so 1.5 GiB at about 600,000. A width whose
+beam would need more than :data:`MEMORY_CAP` is refused (``width=N``) or capped (the doubling).
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
     last K rows (2 for ``comb``; at most the board's) column by column, each column top down, so every cell
     still sees its west and north neighbours placed. Its breaks gather in short columns rather than along a
     row (benchmarks/README.md, "Longer teeth")."""
+    if order != "row" and comb_rows(order) is None:
+        raise ValueError(f"no beam order {order!r}")
     w, h = puzzle.width, puzzle.height
     k = min(comb_rows(order) or 1, h)
     cells = list(range((h - k) * w)) + [r * w + c for c in range(w) for r in range(h - k, h)]

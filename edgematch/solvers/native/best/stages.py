@@ -125,7 +125,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
                                        widest_fitting(bt, fanout) if bt is not None else FIRST_WIDTH)
             while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
                 repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause,
-                                                 order if comb_rows(order) else "comb")
+                                                 order if (comb_rows(order) or 0) >= 2 else "comb")
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
                 if repair is None or not repair.run(start or run.best_board, stall):
                     break
