@@ -162,9 +162,10 @@ def test_the_time_limit_holds_on_16x16():
     assert check(puzzle, result.solutions[0]).score == result.score
 
 
-def test_comb_order_fills_the_last_two_rows_column_by_column():
+def test_comb2_fills_the_last_two_rows_column_by_column_and_comb_the_last_four():
     puzzle, _ = generate(GeneratorSpec(4, 4, framed=True, seed=1))
-    assert fill_cells(puzzle, "comb") == [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 9, 13, 10, 14, 11, 15]
+    assert fill_cells(puzzle, "comb") == [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]
+    assert fill_cells(puzzle, "comb2") == [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 9, 13, 10, 14, 11, 15]
     assert fill_cells(puzzle, "row") == list(range(16))
 
 
@@ -185,7 +186,7 @@ def test_a_comb_of_k_fills_every_free_cell_once_with_its_west_and_north_neighbou
     columns = [c % puzzle.width for c in tail]
     assert columns == sorted(columns)  # the band column by column
     assert order[:len(order) - len(tail)] == sorted(order[:len(order) - len(tail)])  # the rows above, row by row
-    assert fill_cells(puzzle, "comb2") == fill_cells(puzzle, "comb")
+    assert fill_cells(puzzle, "comb4") == fill_cells(puzzle, "comb")
     assert fill_cells(puzzle, "comb1") == fill_cells(puzzle, "row")
 
 

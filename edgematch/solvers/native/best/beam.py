@@ -1,7 +1,7 @@
 """Beam search for the native backend's ``best`` (``-O search=beam``): the field's strongest single-core
 approach on Eternity II-like boards (issue 23, part 1).
 
-The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last two rows column by
+The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last four rows column by
 column; ``combK``, the last K rows; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
 positions placed, scored by the seams fitting so far (inner seams between placed cells and hints); each board's
 children are the legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most
@@ -20,11 +20,11 @@ search's share of the time) may also run.
 
 Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holding a bit per free tile (and one more),
 frontier ring ``R`` (the farthest back a key looks: the board's width ``w`` for ``row``, up to ``w + (w - 1)(K - 1)``
-for a comb of K rows: 31 for ``comb`` on 16x16, 61 for ``comb4``), width ``W`` and fanout ``F``: the parent-pointer
+for a comb of K rows: 31 for ``comb2`` on 16x16, 61 for ``comb``), width ``W`` and fanout ``F``: the parent-pointer
 forest ``8 P W`` (parent index and candidate per layer, int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier
 ring, tile copies used, breaks, key) and the children of one layer, bounded by ``40 F W`` (per child its parent,
 candidate, breaks and key and the truncation's two index arrays, 32 bytes; the kept children's indices, twice, 16
-bytes per unit of width): about 2.6 kB per unit of width on a 16x16 board, so 1.5 GiB at about 600,000. A width whose
+bytes per unit of width): about 2.85 kB per unit of width on a 16x16 board, so 1.5 GiB at about 560,000. A width whose
 beam would need more than :data:`MEMORY_CAP` is refused (``width=N``) or capped (the doubling).
 """
 
@@ -43,8 +43,9 @@ from edgematch.solvers.native import kernels
 from edgematch.solvers.native.best.candidates import BestTables, build_best_tables
 from edgematch.solvers.native.tables import in_time, seam_colour
 
-ORDERS = ("comb", "row")  # and combK: the comb with its last K rows column by column (``comb`` is comb2)
-COMB_ROWS = 2  # the rows ``comb`` fills column by column
+ORDERS = ("comb", "row")  # and combK: the comb with its last K rows column by column (``comb`` is comb4)
+COMB_ROWS = 4  # the rows ``comb`` fills column by column: one beam leaves 0.4 seams more than with 2
+# (benchmarks/README.md, "Longer teeth"; 2 until 2026-12-07)
 PREFERS = ("none", "rare")  # ties of breaks: at random, or the boards that placed more rare colours first
 PREFER = "rare"
 FANOUT = 8
@@ -64,9 +65,9 @@ def comb_rows(order: str) -> int | None:
 
 def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
     """The free cells in fill order: ``row`` scan, or a comb (``comb``, ``combK``): rows one by one, then the
-    last K rows (2 for ``comb``; at most the board's) column by column, each column top down, so every cell
-    still sees its west and north neighbours placed. Its breaks gather in short columns rather than along a
-    row (benchmarks/README.md, "Longer teeth")."""
+    last K rows (:data:`COMB_ROWS`, 4, for ``comb``; at most the board's) column by column, each column top down,
+    so every cell still sees its west and north neighbours placed. Its breaks gather in short columns rather than
+    along a row (benchmarks/README.md, "Longer teeth")."""
     if order != "row" and comb_rows(order) is None:
         raise ValueError(f"no beam order {order!r}")
     w, h = puzzle.width, puzzle.height
