@@ -17,8 +17,9 @@ few minutes, and a fresh board brings a new one. Counters say which stage found 
 taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and the
 repair's figures per operator.
 
-Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam"): one core, 60 s,
-a mean of 461.0-461.2 on seeds 1-10; two chains (``--workers 2``), 30 minutes, 464 / 462 / 463 on seeds 1-3. Each
+Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam", "Longer teeth"):
+one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``), 30
+minutes, 464 / 462 / 463 on seeds 1-3 (the two-row comb). Each
 round's repair adds about 0.8 seams to its fresh beam's board, whatever the tail beams' width from 100,000 to
 400,000 ("Wider or higher tail beams").
 """
