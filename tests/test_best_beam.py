@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 import edgematch
-from edgematch import GeneratorSpec, Status, Tile, generate
+from edgematch import GeneratorSpec, Status, Tile, clock, generate
 from edgematch.core.checker import check
 from edgematch.core.model import Puzzle
 from edgematch.errors import UsageError
+from edgematch.solvers.base import Task
 from edgematch.solvers.native import kernels
+from edgematch.solvers.native.best import beam as beam_module
 from edgematch.solvers.native.best import stages
 from edgematch.solvers.native.best.beam import (
     FIRST_WIDTH,
@@ -352,10 +354,10 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
         assert check(puzzle, board).admissible and check(puzzle, board).score == score
     assert [s for _, s in streamed] == sorted({s for _, s in streamed})
     assert result.score == streamed[-1][1] == check(puzzle, result.solutions[0]).score
-    # every repaired round (the first repair included; the last fresh beam may meet the limit before its repair) is
-    # in the histogram once, none above the best board
+    # every repaired round and the first repair are in the histogram once (a fresh beam the limit cut before its
+    # repair is not a round), none above the best board
     reached = rounds_reached(result.counters)
-    assert result.counters["rounds"] <= sum(reached.values()) <= result.counters["rounds"] + 1
+    assert sum(reached.values()) == result.counters["rounds"] + 1
     assert max(reached) <= result.score
     off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")
     assert "rounds" not in off.counters and off.options["stall"] == "off"
@@ -375,3 +377,41 @@ def test_a_round_beam_is_the_doubling_s_top_times_the_round_factor(monkeypatch, 
     result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", stall=0.2, beam_share=0.5)
     assert result.counters.get("rounds", 0) >= 2
     assert result.counters["widest"] == factor * 2 * FIRST_WIDTH
+
+
+def test_without_a_limit_the_doubling_stops_at_the_widest_beam_that_fits(monkeypatch):
+    """On a board where the doubling's top beam does not fit in memory, the beams stop at the widest that does
+    (and the repair begins) rather than repeating it for ever."""
+    puzzle = _spoiled(GeneratorSpec(6, 6, like="e2", hint=True, seed=3))
+    bt = BeamTables(puzzle, "comb")
+    monkeypatch.setattr(beam_module, "MEMORY_CAP", bt.memory(2 * FIRST_WIDTH, 8))
+    assert stages.widest_fitting(bt, 8) == 2 * FIRST_WIDTH < stages.LADDER_TOP
+    real, calls = stages.beam, []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        assert len(calls) <= 3, f"the doubling repeats its widest beam: {calls}"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stages, "beam", counted)
+    run = stages._Anytime(puzzle, Task(question="best"), 0.0, stages.admissible_board(puzzle))
+    board = stages._beams(puzzle, bt, run, None, 8, 0, None, None, stages.LADDER_TOP, lambda: None)
+    assert calls == [FIRST_WIDTH, 2 * FIRST_WIDTH] and run.counters["widest"] == 2 * FIRST_WIDTH
+    assert board is not None and check(puzzle, board).admissible
+
+
+def test_a_tail_s_tables_are_built_within_the_run_s_deadline(monkeypatch):
+    """A tail beam's tables, rebuilt for each tail, stop at the deadline like the beam itself (a large board's
+    build could otherwise run past the limit)."""
+    puzzle, solution = generate(GeneratorSpec(8, 8, like="e2", hint=True, seed=4))
+    seen = []
+    real = stages.BeamTables
+
+    def spy(sub, order, deadline=None, prefer="rare"):
+        seen.append(deadline)
+        return real(sub, order, deadline, prefer)
+
+    monkeypatch.setattr(stages, "BeamTables", spy)
+    with pytest.raises(stages._Stop):
+        stages.tail_rebeam(puzzle, solution, 4, 100, 8, 1, clock.now() - 1.0, {"states": 0, "children": 0})
+    assert len(seen) == 1 and seen[0] is not None

@@ -185,7 +185,8 @@ class NativeBackend(Backend):
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
-        "order": "the fill order: auto, row, column, spiral, frame, band2 or dynamic (also --order)",
+        "order": "the fill order: auto, row, column, spiral, frame, band2 or dynamic (also --order); best beam: comb "
+                 "(rows, then the last four column by column), combK (the last K rows) or row",
         "values": "which of a cell's candidates come first: rare or index",
         "symmetry": "a count fixes the board's turn with a unique tile and multiplies back",
         "lookahead": "the plain loop skips a tile whose east side leaves the rest of its row (south side: its "

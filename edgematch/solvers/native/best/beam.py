@@ -3,15 +3,16 @@ approach on Eternity II-like boards (issue 23, part 1).
 
 The board is filled along an order (``order``: ``comb``, the default, rows one by one and the last four rows column by
 column; ``combK``, the last K rows; or ``row``). Layer ``p`` holds up to ``width`` partial boards with the first ``p``
-positions placed, scored by the seams fitting so far (inner seams between placed cells and hints); each board's
-children are the legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most
-``fanout`` (default 8) drawn at random among exact ties; the next layer keeps the ``width`` best children. Among
-children with equal breaks, ``prefer=rare`` (the default) keeps those that placed more sides of the rarer colours
-(:func:`rare_colour_weights`), so the tiles left fit each other more easily; where the width cuts through a tie of
-both, the children kept from it are a seeded uniform draw (``prefer=none``: a tie of breaks alone). E2-like 16x16,
-60 s, one core: a mean of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20). Legal placements
-come from :func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only candidates showing the frame
-exactly on the cell's outer sides, in allowed turns, hinted cells fixed, so every break is an inner seam.
+positions placed, scored by the seams fitting so far (inner seams between placed cells and hints); each board's children
+are the legal, unused candidates for the next cell with the fewest breaks (the top tie class), at most ``fanout``
+(default 8) drawn at random among exact ties; the next layer keeps the ``width`` best children. Among children with
+equal breaks, ``prefer=rare`` (the default) keeps those that placed more sides of the rarer colours
+(:func:`rare_colour_weights`), so the tiles left fit each other more easily; where the width cuts through a tie of both,
+the children kept from it are a seeded uniform draw (``prefer=none``: a tie of breaks alone). E2-like 16x16, 60 s, one
+core, with the two-row comb: a mean of 461.2 against 458.7 (seeds 1-10), 461.0 against 458.5 (held-out seeds 11-20); the
+four-row comb 461.3 on seeds 1-10. Legal placements come from
+:func:`~edgematch.solvers.native.best.candidates.build_best_tables`: only candidates showing the frame exactly on the
+cell's outer sides, in allowed turns, hinted cells fixed, so every break is an inner seam.
 
 Each call of :func:`beam` is one beam: its best complete board, scored by its breaks. The anytime runs
 (successive beams of doubling width, then repair) are :mod:`~edgematch.solvers.native.best.stages`. The time
@@ -20,13 +21,13 @@ search's share of the time) may also run.
 
 Memory of one beam, in bytes, with ``P`` positions, ``U`` words of 64 bits holding a bit per free tile (and one more),
 frontier ring ``R`` (the farthest back a key looks: the board's width ``w`` for ``row``, up to ``w + (w - 1)(K - 1)``
-for a comb of K rows: 31 for ``comb2`` on 16x16, 61 for ``comb``), width ``W`` and fanout ``F``: the parent-pointer
-forest ``8 P W`` (parent index and candidate per layer, int32), two layers of states ``2 W (4 R + 8 U + 8)`` (frontier
-ring, tile copies used, breaks, key) and the children of one layer, bounded by ``40 F W`` (per child its parent,
-candidate, breaks and key and the truncation's two index arrays, 32 bytes; the kept children's indices, twice, 16
-bytes per unit of width): about 2.85 kB per unit of width on a 16x16 board, so 1.5 GiB at about 560,000. A width whose
-beam would need more than :data:`MEMORY_CAP` is refused (``width=N``) or capped (the doubling).
-"""
+for a comb of K rows below the board's height ``h`` (``h`` for K >= h): 31 for ``comb2`` on 16x16, 61 for ``comb``),
+width ``W`` and fanout ``F``: the parent-pointer forest ``8 P W`` (parent index and candidate per layer, int32), two
+layers of states ``2 W (4 R + 8 U + 8)`` (frontier ring, tile copies used, breaks, key) and the children of one layer,
+bounded by ``40 F W`` (per child its parent, candidate, breaks and key and the truncation's two index arrays, 32 bytes;
+the kept children's indices, twice, 16 bytes per unit of width): about 2.9 kB per unit of width on a 16x16 board, so 1.5
+GiB at about 550,000. A width whose beam would need more than :data:`MEMORY_CAP` is refused (``width=N``) or capped (the
+doubling)."""
 
 from __future__ import annotations
 
@@ -63,12 +64,23 @@ def comb_rows(order: str) -> int | None:
     return int(digits) if digits.isascii() and digits.isdigit() and digits[0] != "0" and len(digits) <= 4 else None
 
 
+def is_order(order: str) -> bool:
+    """Whether ``order`` names a beam order: ``row``, ``comb`` or ``combK``."""
+    return order == "row" or comb_rows(order) is not None
+
+
+def tail_order(order: str) -> str:
+    """The order a repair's tail beams fill in: the run's comb, or ``comb`` for ``row`` and ``comb1`` (a tail of
+    a few rows filled along a row leaves its breaks in the last row, where the comb spreads them over columns)."""
+    return order if (comb_rows(order) or 0) >= 2 else "comb"
+
+
 def fill_cells(puzzle: Puzzle, order: str) -> list[int]:
     """The free cells in fill order: ``row`` scan, or a comb (``comb``, ``combK``): rows one by one, then the
     last K rows (:data:`COMB_ROWS`, 4, for ``comb``; at most the board's) column by column, each column top down,
     so every cell still sees its west and north neighbours placed. Its breaks gather in short columns rather than
     along a row (benchmarks/README.md, "Longer teeth")."""
-    if order != "row" and comb_rows(order) is None:
+    if not is_order(order):
         raise ValueError(f"no beam order {order!r}")
     w, h = puzzle.width, puzzle.height
     k = min(comb_rows(order) or 1, h)
@@ -274,7 +286,7 @@ def beam_options(options: dict) -> tuple[int | None, int, str, int, str]:
     width = whole(options["width"], "width", least=1) if "width" in options else None
     fanout = whole(options.get("fanout", FANOUT), "fanout", least=1)
     order = str(options.get("order", "comb"))
-    if order != "row" and comb_rows(order) is None:
+    if not is_order(order):
         raise UsageError(f"native backend: beam order must be one of {', '.join(ORDERS)} or combK (the last K "
                          f"rows column by column, K from 1 to 9999), got {order!r}")
     seed = whole(options.get("seed", 0), "seed")

@@ -85,7 +85,7 @@ def chain_memory_cap(cap: int, workers: int, total: int) -> int:
     """Bytes one beam of each of ``workers`` chains may take on a machine of ``total`` bytes: the one-process bound
     ``cap`` while the chains' beams together stay within :data:`MACHINE_SHARE` of the memory, else that share (at
     least ``cap``) divided between them. Two chains on 24 GiB keep 1.5 GiB each, room for 256,000-wide beams on
-    16x16 (0.64 GiB; with ``cap`` halved, as before, a chain's beams stopped at 128,000)."""
+    16x16 (0.70 GiB in the four-row comb; with ``cap`` halved, as before, a chain's beams stopped at 128,000)."""
     return min(cap, max(cap, int(total * MACHINE_SHARE)) // workers)
 
 

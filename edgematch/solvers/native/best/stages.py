@@ -19,8 +19,8 @@ repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam", "Longer teeth"):
 one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``), 30
-minutes, 464 / 464 / 463 on seeds 1-3 (464 / 462 / 463 with the two-row comb). Each round's repair adds about 0.8 seams to its fresh beam's board, whatever the tail beams' width from 100,000 to
-400,000 ("Wider or higher tail beams").
+minutes, 464 / 464 / 463 on seeds 1-3 (464 / 462 / 463 with the two-row comb). Each round's repair adds about 0.8
+seams to its fresh beam's board, whatever the tail beams' width from 100,000 to 400,000 ("Wider or higher tail beams").
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from edgematch.solvers.native.best.beam import (
     beam_options,
     beam_seed,
     board_of,
-    comb_rows,
+    tail_order,
 )
 from edgematch.solvers.native.best.exact import ExactShare
 from edgematch.solvers.native.compiled import ensure_compiled
@@ -123,16 +123,18 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
             repair = None
             round_width = width or min(ROUND_FACTOR * max(int(run.counters["widest"]), FIRST_WIDTH),
                                        widest_fitting(bt, fanout) if bt is not None else FIRST_WIDTH)
+            fresh = False  # whether ``start`` is a round's fresh beam
             while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
-                repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause,
-                                                 order if (comb_rows(order) or 0) >= 2 else "comb")
+                repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause, tail_order(order))
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
+                if repair is not None and fresh:  # a round counts once its board is repaired
+                    run.counters["rounds"] = run.counters.get("rounds", 0) + 1
                 if repair is None or not repair.run(start or run.best_board, stall):
                     break
                 # stalled: a fresh beam (ROUND_FACTOR times the doubling's widest), and its board repaired next
                 run.counters.setdefault("rounds_from", round(clock.now() - t0, 3))
-                run.counters["rounds"] = run.counters.get("rounds", 0) + 1
                 start = _beams(puzzle, bt, run, round_width, fanout, seed, deadline, deadline, None, pause, once=True)
+                fresh = True
         except _Solved as solved:
             run.offer(solved.board, "first-solution search")
     except KeyboardInterrupt:
@@ -223,7 +225,7 @@ def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fan
         if deadline is not None and now >= deadline:
             run.stopped = "time limit"
             break
-        if once or until is not None and now >= until or top is not None and w >= top:
+        if once or until is not None and now >= until or top is not None and w >= min(top, cap):
             break
         if width is None:
             w = min(w * 2, cap)
@@ -293,9 +295,10 @@ class _Repair:
 
         def adopt(board: Solution, load: bool = True, shared: bool = False) -> None:
             nonlocal current, score, gained, own, taken
-            if seams_fitting(puzzle, board) > score:
+            fits = seams_fitting(puzzle, board)
+            if fits > score:
                 gained = clock.now()
-            current, score = board, seams_fitting(puzzle, board)
+            current, score = board, fits
             taken = taken or shared
             if not taken:
                 own = max(own, score)
@@ -321,6 +324,7 @@ class _Repair:
                     broken = first_broken_row(puzzle, current)
                     if broken is None:
                         return False
+                    # at least three rows freed (of a four-row comb, the last three then fill column by column)
                     row = max(0, min(broken + self.rng.randint(-3, 1), puzzle.height - 3))
                     cells = max(tail_cells(puzzle, row), 1)
                     width = TAIL_WIDTH
@@ -410,12 +414,15 @@ def tail_cells(puzzle: Puzzle, first_row: int) -> int:
 def tail_rebeam(puzzle: Puzzle, board: Solution, first_row: int, width: int, fanout: int, seed: int,
                 deadline: float | None, counters: dict, prefer: str = PREFER, order: str = "comb") -> Solution | None:
     """Free the rows from ``first_row`` to the bottom and fill them again by a beam of ``width`` (in the comb
-    ``order``, the run's; narrower if the memory bound says so) with the rest of ``board`` fixed: the beam's
-    best board (better, equal or worse than ``board``), or None when it found no complete board. Raises the
-    beam's stop at ``deadline``."""
+    ``order``: :func:`~edgematch.solvers.native.best.beam.tail_order` of the run's; narrower if the memory bound
+    says so) with the rest of ``board`` fixed: the beam's best board (better, equal or worse than ``board``), or
+    None when it found no complete board. Raises the beam's stop at ``deadline``, while its tables are built too."""
     freed = set(range(first_row * puzzle.width, puzzle.size))
     sub = pinned(puzzle, board, freed)
-    bt = BeamTables(sub, order, prefer=prefer)
+    try:
+        bt = BeamTables(sub, order, deadline, prefer)
+    except BuildTimedOut:
+        raise _Stop from None
     if bt.t.positions == 0:
         return None
     while width > 1 and bt.memory(width, fanout) > memory_cap():  # a long tail of a large board
