@@ -245,6 +245,9 @@ def test_the_tail_beams_fill_in_the_run_s_comb(monkeypatch, order, tails):
     ({"search": "beam", "seed": "x"}, "seed"),
     ({"search": "beam", "prefer": "common"}, "prefer"),
     ({"search": "beam", "stall": "soon"}, "stall"),
+    ({"search": "beam", "repair_within": "-1"}, "repair_within"),
+    ({"search": "beam", "repair_within": "near"}, "repair_within"),
+    ({"search": "dfs", "repair_within": "1"}, "search=dfs"),
     ({"search": "dfs", "stall": "10"}, "search=dfs"),
     ({"search": "beam", "width": str(10**9)}, "width"),
     ({"search": "beam", "start": "0.5"}, "start"),
@@ -415,3 +418,19 @@ def test_a_tail_s_tables_are_built_within_the_run_s_deadline(monkeypatch):
     with pytest.raises(stages._Stop):
         stages.tail_rebeam(puzzle, solution, 4, 100, 8, 1, clock.now() - 1.0, {"states": 0, "children": 0})
     assert len(seen) == 1 and seen[0] is not None
+
+
+def test_a_round_far_below_the_best_is_not_repaired():
+    """With ``repair_within=0`` a round's fresh board is repaired only when it is as good as the best so far; the
+    others give way to the next fresh beam at once (counter ``rounds_unrepaired``), and nothing found is lost."""
+    puzzle = _spoiled(GeneratorSpec(8, 8, like="e2", hint=True, seed=5), swaps=4)
+    streamed = []
+    result = edgematch.best(puzzle, backend="native", time_limit=4, search="beam", width=300, stall=0.2,
+                            beam_share=0.1, repair_within=0, on_improve=lambda board, score: streamed.append(score))
+    c = result.counters
+    assert result.options["repair_within"] == 0
+    assert c.get("rounds_unrepaired", 0) >= 1
+    assert sum(rounds_reached(c).values()) == c.get("rounds", 0) + 1  # the repaired rounds and the first repair
+    assert result.score == streamed[-1] == check(puzzle, result.solutions[0]).score
+    every = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=300, stall=0.2)
+    assert "rounds_unrepaired" not in every.counters and every.options["repair_within"] == "off"

@@ -54,7 +54,7 @@ from edgematch.solvers.base import (
     whole,
 )
 from edgematch.solvers.boards import CUT, listed, listing_deadline
-from edgematch.solvers.native.best.stages import BEAM_SHARE, LADDER_TOP, STALL_SECONDS
+from edgematch.solvers.native.best.stages import BEAM_SHARE, LADDER_TOP, STALL_SECONDS, seams_within
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
@@ -75,7 +75,7 @@ from edgematch.solvers.parallel.processes import ChildDied
 BUFFER = 4096  # solutions the loop stores before handing them over
 VARIANTS = ("restarts", "dfs")
 SEARCHES = ("dfs", "beam")  # best's searches: the depth-first search with breaks, or the beam
-BEAM_ONLY = {"width", "fanout", "prefer", "order", "repair", "beam_share", "stall"}
+BEAM_ONLY = {"width", "fanout", "prefer", "order", "repair", "beam_share", "stall", "repair_within"}
 DFS_ONLY = {"start", "breaks", "double", "unit"}
 
 
@@ -85,7 +85,7 @@ VALUES: dict[str, Callable[[object], object]] = {
     "breaks": lambda v: whole(v, "breaks"), "width": lambda v: whole(v, "width", least=1),
     "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
     "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
-    "stall": lambda v: seconds(v, "stall", off=True),
+    "stall": lambda v: seconds(v, "stall", off=True), "repair_within": lambda v: seams_within(v),
     "lookahead": lambda v: lookahead({"lookahead": v}, "row"),
     **{name: (lambda v, name=name: on_off(v, name))
        for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
@@ -163,7 +163,7 @@ class NativeBackend(Backend):
                    "grouped")
     options = ("order", "values", "symmetry", "lookahead", "fc", "bounds", "match", "memo", "keep", "unit", "seed",
                "start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share", "stall",
-               "handover")
+               "repair_within", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
@@ -182,6 +182,7 @@ class NativeBackend(Backend):
                               f"{LADDER_TOP:,}-wide beam; the rest repairs)",
                 "stall": f"{STALL_SECONDS:g} (best beam: seconds of repair without a better board before a fresh "
                          "beam; off)",
+                "repair_within": "off (best beam: every round's board is repaired)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
@@ -211,6 +212,8 @@ class NativeBackend(Backend):
         "beam_share": "a fraction from 0 to 1",
         "stall": "best beam: after this many seconds of repair without a better board, a fresh beam (a new seed) "
                  "and its repair; off",
+        "repair_within": "best beam: a round's board is repaired only when it is at most this many seams below the "
+                         "best board so far (of every chain), else the next fresh beam starts at once; off",
         "handover": "solve --workers N or --cluster: seconds before every chain joins chain 1's search, or off",
     }
     variants = VARIANTS
@@ -238,7 +241,7 @@ class NativeBackend(Backend):
     def refusal(self, task: Task) -> str | None:
         check_values(task.options)
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share",
-                     "stall"}
+                     "stall", "repair_within"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
             return f"native backend: {PROPAGATION_NAMED} are options of solve and count, not best"

@@ -64,9 +64,11 @@ from edgematch.solvers.parallel.cluster import connected, describe, threads
 from edgematch.solvers.parallel.processes import context
 
 LATE_SECONDS = 0.4  # past the limit, how long the parent waits for the chains' last reports
-SUMMED = ("states", "children", "beams", "nodes", "restarts", "rounds")  # counters of the chains that add up
+# counters of the chains that add up
+SUMMED = ("states", "children", "beams", "nodes", "restarts", "rounds", "rounds_unrepaired")
+# the beam-and-repair search's figures, per chain
 STAGES = ("beam_score", "repair_gain", "improved_by_beam", "improved_by_repair", "adopted", "tail_beams",
-          "repair_moves", "repair_from", "rounds", "rounds_from")  # the beam-and-repair search's figures, per chain
+          "repair_moves", "repair_from", "rounds", "rounds_unrepaired", "rounds_from")
 RATES = ("states_per_s", "nodes_per_s")  # rates that add up over chains running side by side
 MACHINE_SHARE = 0.25  # the share of a machine's memory the beams of its chains may take together
 

@@ -32,7 +32,7 @@ from edgematch import clock
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
 from edgematch.errors import UsageError
-from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, seconds
+from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, seconds, whole
 from edgematch.solvers.native.best.admissible import admissible_board, no_admissible_board
 from edgematch.solvers.native.best.beam import (
     CHUNK_SECONDS,
@@ -63,6 +63,12 @@ STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a
 ROUND_SCORES = "rounds_scoring_"  # counters: how many rounds (the first repair included) reached each score
 
 
+def seams_within(value: object) -> int | None:
+    """Option ``repair_within``: how far (in seams) below the best board a round's board may be and still be
+    repaired; None (``off``): every round's is."""
+    return None if str(value).strip().lower() == "off" else whole(value, "repair_within")
+
+
 def rounds_reached(counters: dict) -> dict[int, int]:
     """The rounds' histogram of a result's counters (``rounds_scoring_S``): score -> how many rounds reached it."""
     return {int(k[len(ROUND_SCORES):]): int(n) for k, n in counters.items() if k.startswith(ROUND_SCORES)}
@@ -75,6 +81,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
     repairing = on_off(options.get("repair", True), "repair")
     share = fraction(options.get("beam_share", BEAM_SHARE), "beam_share")
     stall = seconds(options.get("stall", STALL_SECONDS), "stall", off=True)
+    within = seams_within(options.get("repair_within", "off"))
     # the C loops, loaded before the clock starts (about a millisecond; 0.0 where the caller's warm_up loaded them)
     load = ensure_compiled()
     t0 = clock.now()
@@ -127,10 +134,16 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
             while bt is not None and repairing and not run.proven and not run.stopped and not _late(deadline):
                 repair = repair or _Repair.build(puzzle, run, fanout, seed, prefer, deadline, pause, tail_order(order))
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
-                if repair is not None and fresh:  # a round counts once its board is repaired
-                    run.counters["rounds"] = run.counters.get("rounds", 0) + 1
-                if repair is None or not repair.run(start or run.best_board, stall):
+                if repair is None:
                     break
+                if fresh and start is not None and within is not None and \
+                        seams_fitting(puzzle, start) < _best_known(run) - within:
+                    run.counters["rounds_unrepaired"] = run.counters.get("rounds_unrepaired", 0) + 1
+                else:
+                    if fresh:  # a round counts once its board is repaired
+                        run.counters["rounds"] = run.counters.get("rounds", 0) + 1
+                    if not repair.run(start or run.best_board, stall):
+                        break
                 # stalled: a fresh beam (ROUND_FACTOR times the doubling's widest), and its board repaired next
                 run.counters.setdefault("rounds_from", round(clock.now() - t0, 3))
                 start = _beams(puzzle, bt, run, round_width, fanout, seed, deadline, deadline, None, pause, once=True)
@@ -149,6 +162,7 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
         options={"search": "beam", "width": width if width is not None else "doubling", "fanout": fanout,
                  "prefer": prefer, "stall": "off" if stall is None else stall,
                  "order": order, "seed": seed, "repair": "on" if repairing else "off",
+                 "repair_within": "off" if within is None else within,
                  "beam_share": share if repairing and deadline is not None else None},
         message=run.stopped,
     )
@@ -187,6 +201,12 @@ class _Anytime:
         if self.task.progress is not None:
             self.task.progress({"score": self.best_score, "nodes": self.counters["states"] + moves,
                                 "restarts": self.counters["beams"], "elapsed": clock.now() - self.t0})
+
+
+def _best_known(run: _Anytime) -> int:
+    """The best score so far of this run and of every chain it shares boards with (``task.incumbent``)."""
+    shared = run.task.incumbent() if run.task.incumbent is not None else None
+    return max(run.best_score, shared[1]) if shared is not None else run.best_score
 
 
 def _beams(puzzle: Puzzle, bt: BeamTables, run: _Anytime, width: int | None, fanout: int, seed: int,
