@@ -1,21 +1,22 @@
 """The anytime driver of native ``best`` on boards above 25 free cells (issue 23): beams, then repair.
 
-:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.best.beam`) for ``beam_share`` (0.7) of the
-time limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board for the
-rest (``repair=off``: beams until the time limit). The repair draws, by what each found per second so far, between
-*tail beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a wide beam with the
-rest of the board pinned; the beam fills the board top down, so its breaks gather in the last rows) and the compiled
+:func:`run_beam` runs successive beams (:mod:`~edgematch.solvers.native.best.beam`) for ``beam_share`` (0.7) of the time
+limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board for the rest
+(``repair=off``: beams until the time limit). The repair draws, by what each found per second so far, between *tail
+beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a wide beam with the rest of the
+board pinned; the beam fills the board top down, so its breaks gather in the last rows) and the compiled
 large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every better board is re-scored by the
 checker and streamed through ``task.on_improve`` at once; a better board of another chain (``task.incumbent``,
-``best --workers``) is taken up by the repair. A repair that finds no better board for ``stall`` seconds (20;
-``off``) gives way to a fresh beam, as wide as the doubling's widest (:data:`ROUND_FACTOR`; ``width=N``: N) and of
-a new seed, whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a
-few minutes, and a fresh board brings a new one. Counters say which stage found each improvement
-(``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``), what came after
-(``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first (``rounds``, from
-``rounds_from``), how many rounds (the first included) reached each score from their own start, up to any board
-taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and the
-repair's figures per operator.
+``best --workers``) is taken up by the repair. A repair that finds no better board for ``stall`` seconds (20; ``off``)
+gives way to a fresh beam, as wide as the doubling's widest (:data:`ROUND_FACTOR`; ``width=N``: N) and of a new seed,
+whose board is repaired next (a *round*): the tail beams' neighbourhood of one board is used up within a few minutes,
+and a fresh board brings a new one (``repair_within=N``: only a board at most N seams below the best of every chain is
+repaired, the others give way to the next fresh beam at once, counter ``rounds_unrepaired``). Counters say which stage
+found each improvement (``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``),
+what came after (``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first
+(``rounds``, from ``rounds_from``), how many rounds (the first included) reached each score from their own start, up to
+any board taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and
+the repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam", "Longer teeth"):
 one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``), 30
@@ -203,9 +204,14 @@ class _Anytime:
                                 "restarts": self.counters["beams"], "elapsed": clock.now() - self.t0})
 
 
+def _shared(run: _Anytime) -> tuple[Solution, int] | None:
+    """The best board of the chains this run shares boards with and its score (``task.incumbent``), or None."""
+    return run.task.incumbent() if run.task.incumbent is not None else None
+
+
 def _best_known(run: _Anytime) -> int:
-    """The best score so far of this run and of every chain it shares boards with (``task.incumbent``)."""
-    shared = run.task.incumbent() if run.task.incumbent is not None else None
+    """The best score so far of this run and of every chain it shares boards with."""
+    shared = _shared(run)
     return max(run.best_score, shared[1]) if shared is not None else run.best_score
 
 
@@ -333,7 +339,7 @@ class _Repair:
                 if stall is not None and clock.now() - gained >= stall and (
                         deadline is None or deadline - clock.now() >= stall):
                     return True
-                shared = run.task.incumbent() if run.task.incumbent is not None else None
+                shared = _shared(run)
                 if shared is not None and shared[1] > max(run.best_score, rep.best_score):
                     adopt(shared[0], shared=True)
                     c["adopted"] = c.get("adopted", 0) + 1
