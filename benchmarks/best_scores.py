@@ -1,16 +1,16 @@
 """Best-score runs on Eternity II-like boards (run: python benchmarks/best_scores.py [--backends native]
 [--size 16] [--seeds 1-10] [--limit 60] [--png docs/best-16x16.png] [--plot scores.png] [-O search=beam ...]).
 
-Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to one
-core; the board it saved is re-scored by edgematch's checker (a score that differs from the one it printed is an
-error: exit 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and 17 inner colours at
-16x16 (scaled by the side below), the centre hint at row 8, column 7. Prints a table per backend (score, breaks,
-improvements, the last, the longest wait between two, nodes per second, the score each repair round reached) and
-the mean; ``--png`` draws the best board of all runs, ``--plot`` every run's score over time (a step line per run, a
-tick where its repair began and a ring at each fresh beam's round, from the runs' ``--json`` counters). The issue's
-yardstick: eternity2.dev's single-core 60 s benchmark on the real E2 pieces, where a Verhaard-style backtracker
-scored a mean of 440.8 and a naive row-major one 365.6. The load average is printed before and after: figures are
-only quotable on an idle machine."""
+Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT --json --save F``, pinned to one core;
+the board it saved is re-scored by edgematch's checker (a score that differs from the one it printed is an error: exit
+1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and 17 inner colours at 16x16 (scaled by
+the side below), the centre hint at row 8, column 7. Prints a table per backend (score, breaks, improvements, the last,
+the longest wait between two, nodes per second, the score each repair round reached, the rounds not repaired) and the
+mean; ``--png`` draws the best board of all runs, ``--plot`` every run's score over time (a step line per run, a tick
+where its repair began and a ring at each fresh beam's round, from the runs' ``--json`` counters). The issue's
+yardstick: eternity2.dev's single-core 60 s benchmark on the real E2 pieces, where a Verhaard-style backtracker scored a
+mean of 440.8 and a naive row-major one 365.6. The load average is printed before and after: figures are only quotable
+on an idle machine."""
 
 from __future__ import annotations
 
@@ -94,6 +94,8 @@ def main() -> int:
                 peak = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else ""  # of the largest process (chains: one)
                 times = [t for t, _ in data["history"]]
                 reached = " ".join(f"{score}x{n}" for score, n in sorted(rounds_reached(c).items()))
+                if c.get("rounds_unrepaired"):  # rounds whose board was too far below the best to repair
+                    reached += f"; {int(c['rounds_unrepaired'])} not repaired"
                 wait = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)  # up to the last one
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
                       f"{wait:.1f} s | {float(rate) / 1e6:.2f} | {beams} | {added} | {reached} | {peak} |",
