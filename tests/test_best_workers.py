@@ -28,6 +28,7 @@ from edgematch.cli.main import load_commands
 from edgematch.core.checker import check
 from edgematch.core.generator import GeneratorSpec, generate
 from edgematch.core.model import Solution
+from edgematch.core.symmetry import turn_board
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best.admissible import admissible_board
 from edgematch.solvers.native.best.stages import rounds_reached
@@ -133,7 +134,8 @@ def test_the_incumbent_crosses_the_fork_and_only_a_whole_checked_board_is_read()
 
 
 def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
-    """Chain 0 finds a board; chain 1, polling ``task.incumbent`` as a repair stage would, gets exactly it."""
+    """Chain 0 finds a board; chain 1, polling ``task.incumbent`` as a repair stage would, gets exactly it, turned
+    as chain 1 turns the board (a quarter turn more)."""
     from edgematch.solvers.native.best import stages
 
     seen = tmp_path / "seen.json"
@@ -150,8 +152,10 @@ def test_each_chain_reads_the_best_board_another_found(monkeypatch, tmp_path):
             until = time.monotonic() + 10
             while (found := task.incumbent()) is None and time.monotonic() < until:
                 time.sleep(0.05)
-            assert found is not None
-            seen.write_text(json.dumps([found[1], chains.flat(found[0])]))
+            assert found is not None and int(options["turn"]) == 1
+            assert check(puzzle, found[0]).score == found[1]  # a board of the turned puzzle
+            seen.write_text(json.dumps([found[1], chains.flat(turn_board(puzzle, found[0], 3))]))
+            board, score = found
         return Result("native", Status.TIMEOUT, [board], score=score)
 
     monkeypatch.setattr(stages, "run_beam", fake)

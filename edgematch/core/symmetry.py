@@ -8,9 +8,10 @@ frame is unchanged by any turn. Comparing visible labels merges identical and se
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
-from edgematch.core.model import Edges, Puzzle, Solution, rotate_edges
+from edgematch.core.model import Edges, Hint, Puzzle, Solution, rotate_edges
 from edgematch.errors import UsageError
 
 Grid = tuple[Edges, ...]
@@ -92,3 +93,32 @@ def turn_solution(puzzle: Puzzle, solution: Solution, k: int) -> Solution:
     for cell, (t, r) in enumerate(solution.cells):
         cells[turn_cell(cell, w, h, k)] = (t, (r + k) % 4)
     return Solution(new_w, new_h, tuple(cells))  # type: ignore[arg-type]
+
+
+
+def turn_puzzle(puzzle: Puzzle, k: int) -> Puzzle:
+    """The same puzzle with the whole board turned ``k`` quarter turns clockwise: the shape (width and height
+    swap on odd turns) and each hint move with it, and the hints turn with it (tiles that may not turn are
+    turned in the tile set instead, their placements stay unturned). :func:`turn_board` maps its boards to
+    and from the puzzle's one to one, scores kept."""
+    k %= 4
+    w, h = puzzle.width, puzzle.height
+    new_w, new_h = (h, w) if k % 2 else (w, h)
+    turns = k if puzzle.rotations else 0
+    hints = tuple(Hint(turn_cell(c, w, h, k), t, (r + turns) % 4) for c, t, r in puzzle.hints)
+    tiles = puzzle.tiles if puzzle.rotations else tuple(t.rotated(k) for t in puzzle.tiles)
+    return dataclasses.replace(puzzle, width=new_w, height=new_h, hints=hints, tiles=tiles)
+
+
+def turn_board(puzzle: Puzzle, board: Solution, k: int) -> Solution:
+    """A board of ``puzzle`` as a board of ``turn_puzzle(puzzle, k)``: :func:`turn_solution`, except that
+    on a puzzle whose tiles may not turn the placements keep turn 0 (the turned puzzle's tiles are turned)."""
+    if not k % 4:
+        return board
+    if puzzle.rotations:
+        return turn_solution(puzzle, board, k)
+    w, h = puzzle.width, puzzle.height
+    cells = [None] * len(board.cells)
+    for cell, placed in enumerate(board.cells):
+        cells[turn_cell(cell, w, h, k)] = placed
+    return Solution(*((h, w) if k % 2 else (w, h)), tuple(cells))  # type: ignore[arg-type]

@@ -55,6 +55,7 @@ from edgematch.solvers.base import (
 )
 from edgematch.solvers.boards import CUT, listed, listing_deadline
 from edgematch.solvers.native.best.stages import BEAM_SHARE, LADDER_TOP, STALL_SECONDS, seams_within
+from edgematch.solvers.native.best.turned import board_turn, run_turned
 from edgematch.solvers.native.count.memo import DEFAULT_MIB as MEMO_MIB
 from edgematch.solvers.native.first.propagate import NAMED as PROPAGATION_NAMED
 from edgematch.solvers.native.first.propagate import OPTIONS as PROPAGATION
@@ -86,6 +87,7 @@ VALUES: dict[str, Callable[[object], object]] = {
     "fanout": lambda v: whole(v, "fanout", least=1), "start": lambda v: fraction(v, "start"),
     "beam_share": lambda v: fraction(v, "beam_share"), "handover": lambda v: seconds(v, "handover", off=True),
     "stall": lambda v: seconds(v, "stall", off=True), "repair_within": lambda v: seams_within(v),
+    "turn": lambda v: board_turn(v),
     "lookahead": lambda v: lookahead({"lookahead": v}, "row"),
     **{name: (lambda v, name=name: on_off(v, name))
        for name in ("symmetry", "keep", "double", "repair", *PROPAGATION)},
@@ -163,7 +165,7 @@ class NativeBackend(Backend):
                    "grouped")
     options = ("order", "values", "symmetry", "lookahead", "fc", "bounds", "match", "memo", "keep", "unit", "seed",
                "start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share", "stall",
-               "repair_within", "handover")
+               "repair_within", "turn", "handover")
     defaults = {"order": f"{DEFAULT_ORDER} (row or frame; dynamic for one solution of a framed board of "
                          f"{DYNAMIC_FROM}-{DYNAMIC_UP_TO} free cells)",
                 "values": "rare for one solution with native (a cell's candidates showing the rarest colours "
@@ -183,6 +185,7 @@ class NativeBackend(Backend):
                 "stall": f"{STALL_SECONDS:g} (best beam: seconds of repair without a better board before a fresh "
                          "beam; off)",
                 "repair_within": "off (best beam: every round's board is repaired)",
+                "turn": "0 (best; chain i of --workers: turn + i, mod 4)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
@@ -214,6 +217,8 @@ class NativeBackend(Backend):
                  "and its repair; off",
         "repair_within": "best beam: a round's board is repaired only when it is at most this many seams below the "
                          "best board so far (of every chain), else the next fresh beam starts at once; off",
+        "turn": "best: the quarter turns clockwise (0-3) the board is turned by before the search fills it (boards "
+                "turned back); chain i of --workers turns it i more",
         "handover": "solve --workers N or --cluster: seconds before every chain joins chain 1's search, or off",
     }
     variants = VARIANTS
@@ -241,7 +246,7 @@ class NativeBackend(Backend):
     def refusal(self, task: Task) -> str | None:
         check_values(task.options)
         best_only = {"start", "breaks", "double", "search", "width", "fanout", "prefer", "repair", "beam_share",
-                     "stall", "repair_within"}
+                     "stall", "repair_within", "turn"}
         propagating = task.options.keys() & set(PROPAGATION) or task.options.get("order") == "dynamic"
         if propagating and task.question == "best":
             return f"native backend: {PROPAGATION_NAMED} are options of solve and count, not best"
@@ -342,11 +347,10 @@ class NativeBackend(Backend):
                 return chains.run_cluster_chains(self, puzzle, task) if task.cluster is not None else \
                     chains.run_chains(self, puzzle, task)
             if best_search(puzzle, given) == "beam":
-                from edgematch.solvers.native.best.stages import run_beam
-
-                result = run_beam(puzzle, task, given)
+                from edgematch.solvers.native.best.stages import run_beam as search
             else:
-                result = run_best(puzzle, task, given)
+                search = run_best
+            result = run_turned(lambda p, t: search(p, t, given), puzzle, task, board_turn(given.get("turn", 0)))
             result.backend = self.full_name
             return result
         if task.question == "first" and self.sub != "dfs" and (task.workers > 1 or task.cluster is not None):

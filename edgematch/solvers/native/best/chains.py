@@ -2,11 +2,12 @@
 part 3).
 
 A *chain* is the native ``best`` search exactly as one process runs it (the beam above 25 free cells, else the
-depth-first search), with seed ``seed + i`` for chain ``i``: chain 0 keeps the caller's seed, so one chain is
-the single-process run. Chains share one thing, the *incumbent* (the best board any of them has found), which
-each reads through ``task.incumbent`` (a search may continue from it when it beats its own). The machinery (the
-chain child, the incumbent, the gather loop, the Dask relay) is the parallel layer's
-(:mod:`edgematch.solvers.parallel.chains`); this module is what ``best`` makes of it.
+depth-first search), with seed ``seed + i`` for chain ``i``, on the board turned ``i`` quarter turns more (option
+``turn``, :mod:`~edgematch.solvers.native.best.turned`: a turned board's rounds reach other scores); chain 0 keeps
+the caller's seed and turn, so one chain is the single-process run. Chains share one thing, the *incumbent* (the
+best board any of them has found), which each reads through ``task.incumbent`` (a search may continue from it when it
+beats its own). The machinery (the chain child, the incumbent, the gather loop, the Dask relay) is the parallel
+layer's (:mod:`edgematch.solvers.parallel.chains`); this module is what ``best`` makes of it.
 
 - ``workers=N`` (:func:`run_chains`): N forked children, each in its own process group. A chain sends every better
   board to the parent over its pipe; the parent keeps the best, hands each board better than all before to
@@ -44,6 +45,7 @@ from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.best.stages import ROUND_SCORES
+from edgematch.solvers.native.best.turned import TURNS, board_turn
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.parallel.chains import (
     REPORT_AHEAD,
@@ -74,13 +76,15 @@ MACHINE_SHARE = 0.25  # the share of a machine's memory the beams of its chains 
 
 
 def best_plan(backend: Backend, task: Task, index: int) -> tuple[Backend, dict]:
-    """What chain ``index`` runs: the caller's search with seed ``seed + index``; the chains of one machine share
-    its memory (:func:`chain_memory_cap`; run in the chain's process)."""
+    """What chain ``index`` runs: the caller's search with seed ``seed + index`` on the board turned ``index``
+    more (``turn + index`` quarter turns, :mod:`~edgematch.solvers.native.best.turned`); the chains of one machine
+    share its memory (:func:`chain_memory_cap`; run in the chain's process)."""
     if task.cluster is None and task.workers > 1:
         from edgematch.solvers.native.best import beam
 
         beam.MEMORY_CAP = chain_memory_cap(beam.MEMORY_CAP, task.workers, psutil.virtual_memory().total)
-    return seeded(backend, task, index)
+    runner, options = seeded(backend, task, index)
+    return runner, {**options, "turn": (board_turn(task.options.get("turn", 0)) + index) % TURNS}
 
 
 def chain_memory_cap(cap: int, workers: int, total: int) -> int:
@@ -195,6 +199,9 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Best, stopped: st
     seed = chain_seed(task)
     last = seed + chains - 1
     options = {**first, "seed": seed, "seeds": f"{seed}-{last}" if last > seed else str(seed)}
+    if "turn" in first:  # chain i turns the board i more
+        turn = board_turn(task.options.get("turn", 0))
+        options.update(turn=turn, turns=",".join(str((turn + i) % TURNS) for i in range(min(chains, TURNS))))
     if task.cluster is None:
         options["workers"] = task.workers
     else:
@@ -223,7 +230,7 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         got = _Best(task, began)
         plain = replace(task, progress=None, on_improve=None, incumbent=None, cluster=None, workers=1)
         chains = threads(client)
-        relay = Relay.submit(client, "best", backend, puzzle, plain, got, chains, deadline, LATE_SECONDS)
+        relay = Relay.submit(client, "best", backend, puzzle, plain, got, chains, deadline, LATE_SECONDS, best_plan)
         got.publish = relay.share
         try:
             reason = relay.collect("proven", None if deadline is None else deadline + LATE_SECONDS)

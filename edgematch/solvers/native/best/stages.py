@@ -4,7 +4,8 @@
 limit or until the doubling's 128,000-wide beam, whichever comes first, then repairs the best board for the rest
 (``repair=off``: beams until the time limit). The repair draws, by what each found per second so far, between *tail
 beams* (:func:`tail_rebeam`: the rows from about the first break down filled again by a wide beam with the rest of the
-board pinned; the beam fills the board top down, so its breaks gather in the last rows) and the compiled
+board pinned; the beam fills the board top down, so its breaks gather in the last rows, and a board taken up from a
+chain that turned the board otherwise, option ``turn``, is turned so that its breaks are last) and the compiled
 large-neighbourhood moves of :mod:`~edgematch.solvers.native.best.repair`. Every better board is re-scored by the
 checker and streamed through ``task.on_improve`` at once; a better board of another chain (``task.incumbent``,
 ``best --workers``) is taken up by the repair. A repair that finds no better board for ``stall`` seconds (20; ``off``)
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from edgematch import clock
 from edgematch.core.checker import score as seams_fitting
 from edgematch.core.model import Hint, Puzzle, Solution
+from edgematch.core.symmetry import turn_board, turn_puzzle
 from edgematch.errors import UsageError
 from edgematch.solvers.base import Result, Status, Task, Timings, fraction, on_off, seconds, whole
 from edgematch.solvers.native.best.admissible import admissible_board, no_admissible_board
@@ -292,6 +294,7 @@ class _Repair:
         self.tail_rate = 0.0  # tail-beam states per second, measured
         self.moves = 200
         self.tails = 0
+        self.turns = {0: puzzle}  # the board turned for the tail beams (tail_side)
 
     @classmethod
     def build(cls, puzzle: Puzzle, run: _Anytime, fanout: int, seed: int, prefer: str, deadline: float | None,
@@ -307,6 +310,27 @@ class _Repair:
             run.stopped = "time limit"
             return None
         return cls(puzzle, run, fanout, seed, prefer, deadline, pause, tables, order)
+
+    def turned(self, k: int) -> Puzzle:
+        """The puzzle turned ``k`` quarter turns clockwise (made once)."""
+        if k not in self.turns:
+            self.turns[k] = turn_puzzle(self.puzzle, k)
+        return self.turns[k]
+
+    def tail_side(self, board: Solution) -> tuple[int, int] | None:
+        """Where a tail beam frees the fewest cells and still holds every break: the turn of the board (0 first)
+        and its first broken row. A board of this run's own beams has its breaks in its last rows (turn 0); one
+        taken up from a chain that fills the board turned (``turn``) has them on another side. None for a full
+        solution."""
+        side = None
+        for k in range(4):
+            turned = self.turned(k)
+            broken = first_broken_row(turned, board if not k else turn_board(self.puzzle, board, k))
+            if broken is None:
+                return None
+            if side is None or (turned.height - broken) * turned.width < side[0]:
+                side = ((turned.height - broken) * turned.width, k, broken)
+        return None if side is None else (side[1], side[2])
 
     def run(self, start: Solution, stall: float | None) -> bool:
         """Repair ``start`` until the deadline (or until stopped), every better board offered to the run; a board
@@ -347,24 +371,27 @@ class _Repair:
                 which = "tail" if self.rng.random() * (weight["tail"] + weight["kernel"]) < weight["tail"] else "kernel"
                 started = clock.now()
                 if which == "tail":
-                    broken = first_broken_row(puzzle, current)
-                    if broken is None:
+                    side = self.tail_side(current)
+                    if side is None:
                         return False
+                    k, broken = side
+                    turned = self.turned(k)
                     # at least three rows freed (of a four-row comb, the last three then fill column by column)
-                    row = max(0, min(broken + self.rng.randint(-3, 1), puzzle.height - 3))
-                    cells = max(tail_cells(puzzle, row), 1)
+                    row = max(0, min(broken + self.rng.randint(-3, 1), turned.height - 3))
+                    cells = max(tail_cells(turned, row), 1)
                     width = TAIL_WIDTH
                     if deadline is not None and self.tail_rate > 0:  # a third of the time left at most
                         width = max(min(width, int(self.tail_rate * (deadline - started) / 3 / cells)), 1_000)
                     self.tails += 1
                     try:
-                        board = tail_rebeam(puzzle, current, row, width, self.fanout,
+                        board = tail_rebeam(turned, turn_board(puzzle, current, k), row, width, self.fanout,
                                             beam_seed(self.seed, 1_000_000 + self.tails), deadline, c, self.prefer,
                                             self.order)
                     except _Stop:
                         run.stopped = "time limit"
                         return False
                     self.tail_rate = width * cells / max(clock.now() - started, 1e-6)
+                    board = None if board is None else turn_board(turned, board, 4 - k)
                     if board is not None and seams_fitting(puzzle, board) >= score and board != current:
                         if run.offer(board, "repair:tail"):
                             self.gains["tail"] += 1
