@@ -9,8 +9,11 @@ import pytest
 import edgematch
 from edgematch import GeneratorSpec, Puzzle, Status, Tile, generate, random_tiles
 from edgematch.core.checker import check
+from edgematch.core.symmetry import turn_puzzle
 from edgematch.solvers.native.best.admissible import admissible_board
 from tests.oracle import best_score
+from tests.test_best_beam import _spoiled
+from tests.timing import timed
 
 
 def small_boards(n: int, seed: int) -> list[Puzzle]:
@@ -106,6 +109,19 @@ def test_the_time_limit_keeps_the_best_board_and_every_improvement_is_seen():
     assert result.score == check(puzzle, result.solution).score == seen[-1] == max(seen)
     assert seen == [s for _, s in result.history]
     assert result.score < result.max_score
+
+
+def test_the_depth_first_search_keeps_its_limit_when_its_restarts_exhaust_their_trees():
+    """A restart whose tree is exhausted under the schedule of breaks (not a proof: some of it was cut) used to
+    go straight to the next one without looking at the clock; on this board they all do, and a 2 s limit ran 20 s
+    and more. The hinted 6x6 of the beam's tests, turned twice: the same puzzle to a search, another fill."""
+    puzzle = turn_puzzle(_spoiled(GeneratorSpec(6, 6, like="e2", hint=True, seed=5)), 2)
+    with timed() as t:
+        result = edgematch.best(puzzle, backend="native", time_limit=2.0, search="dfs")
+    assert result.status is Status.TIMEOUT and result.message == "time limit"
+    assert t.within(2.0, 1.5), t
+    assert result.counters["restarts"] > 10  # exhausted restarts, one after another
+    assert check(puzzle, result.solution).score == result.score
 
 
 def test_best_refuses_options_it_does_not_use():

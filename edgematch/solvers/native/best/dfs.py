@@ -224,20 +224,19 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 if code == IMPROVED:
                     offer(_complete(puzzle, ordering, run.best, int(run.state[SHOWN])))
                     run.raise_bar(best_score)
-                elif code == FINISHED:
+                elif code == FINISHED:  # the next restart follows only once the deadline is looked at below
                     proven = run.flags[PRUNED] == 0  # exhausted under the target alone: nothing better exists
-                    break
                 now = clock.now()
                 if task.progress is not None:
                     task.progress({"score": best_score, "nodes": nodes, "restarts": restarts, "elapsed": now - t0})
                 if deadline is not None and now >= deadline:
                     stopped = "time limit"
                     break
-                if exact is not None and not exact.exhausted and exact.due(now - began):
+                if exact is not None and not proven and not exact.exhausted and exact.due(now - began):
                     solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
                     if solution is not None:
                         offer(solution)
-                if budget_left <= 0:
+                if budget_left <= 0 or code == FINISHED:
                     break
             ordering = shuffled(tables, rng)
     except KeyboardInterrupt:
