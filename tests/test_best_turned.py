@@ -101,27 +101,45 @@ def test_turn_is_an_option_of_best_only():
         edgematch.solve(puzzle, backend="native", time_limit=5, turn=1)
 
 
-def _east_broken(seed: int) -> tuple:
-    """A planted 8x8 E2-like puzzle and its solution with two tiles of the east column exchanged: its breaks
-    lie in the last two columns, not in the last rows."""
-    puzzle, solution = generate(GeneratorSpec(8, 8, like="e2", hint=True, seed=seed))
+@pytest.mark.parametrize("width, turns", [(6, [3, 0, 1, 2, 3]), (5, [3, 1, 3, 1, 3])])
+def test_chain_i_turns_the_board_i_more_or_2i_on_a_board_not_square(width, turns):
+    from edgematch.solvers.native import NativeBackend
+    from edgematch.solvers.native.best.chains import plan_for
+
+    puzzle, _ = generate(GeneratorSpec(width, 6, framed=True, border_colours=2, inner_colours=3, seed=3))
+    task = Task(question="best", options={"turn": "3", "seed": 5})
+    plans = [plan_for(puzzle)(NativeBackend(), task, i)[1] for i in range(5)]
+    assert [p["turn"] for p in plans] == turns
+    assert [p["seed"] for p in plans] == [5, 6, 7, 8, 9]
+
+
+def _east_broken(spec: GeneratorSpec) -> tuple:
+    """A planted puzzle and its solution with two tiles of the east column exchanged: its breaks lie in the last
+    two columns, not in the last rows."""
+    puzzle, solution = generate(spec)
+    w, h = puzzle.width, puzzle.height
     cells = list(solution.cells)
-    a, b = 2 * 8 + 7, 5 * 8 + 7
+    a, b = 1 * w + w - 1, (h - 2) * w + w - 1
     cells[a], cells[b] = cells[b], cells[a]
     return puzzle, Solution.from_pairs(puzzle, cells)
 
 
-def test_a_repair_takes_a_board_up_on_the_side_its_breaks_are():
+@pytest.mark.parametrize("spec", [GeneratorSpec(8, 8, like="e2", hint=True, seed=21),
+                                  GeneratorSpec(10, 6, framed=True, border_colours=2, inner_colours=4, seed=22)],
+                         ids=["8x8", "10x6"])
+def test_a_repair_takes_a_board_up_on_the_side_its_breaks_are(spec):
     """Breaks in the east column: the tail beams free the board turned once (the east column at the bottom),
-    not the rows from row 2 down, and the repair puts the board back whole."""
-    puzzle, board = _east_broken(21)
+    not the rows from row 1 down, and the repair puts the board back whole."""
+    puzzle, board = _east_broken(spec)
     assert check(puzzle, board).score < puzzle.seam_count
     run = stages._Anytime(puzzle, Task(question="best"), 0.0, board)
     repair = stages._Repair.build(puzzle, run, 8, 1, "rare", None, lambda: None)
     assert repair is not None
     k, row = repair.tail_side(board)
-    assert k == 1 and (puzzle.width - row) * puzzle.height <= 2 * puzzle.height
+    turned = repair.turned(k)
+    assert k == 1 and (turned.width, turned.height) == (puzzle.height, puzzle.width)
+    assert (turned.height - row) * turned.width <= 2 * puzzle.height  # the last two columns
     repair.prior = {"tail": 1.0, "kernel": 0.0}  # tail beams only
-    assert repair.run(board, 2.0) in (True, False)
+    repair.run(board, 2.0)
     assert run.best_score == puzzle.seam_count
     assert check(puzzle, run.best_board).ok

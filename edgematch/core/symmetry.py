@@ -95,7 +95,6 @@ def turn_solution(puzzle: Puzzle, solution: Solution, k: int) -> Solution:
     return Solution(new_w, new_h, tuple(cells))  # type: ignore[arg-type]
 
 
-
 def turn_puzzle(puzzle: Puzzle, k: int) -> Puzzle:
     """The same puzzle with the whole board turned ``k`` quarter turns clockwise: the shape (width and height
     swap on odd turns) and each hint move with it, and the hints turn with it (tiles that may not turn are

@@ -185,7 +185,7 @@ class NativeBackend(Backend):
                 "stall": f"{STALL_SECONDS:g} (best beam: seconds of repair without a better board before a fresh "
                          "beam; off)",
                 "repair_within": "off (best beam: every round's board is repaired)",
-                "turn": "0 (best; chain i of --workers: turn + i, mod 4)",
+                "turn": "0 (best; chain i of --workers or --cluster: turn + i, or turn + 2i on a board not square)",
                 "handover": f"{HANDOVER_SECONDS:g} (seconds: a first solution on N workers or a cluster, after which "
                             "every chain joins chain 1's search; off)"}
     meanings = {
@@ -218,7 +218,7 @@ class NativeBackend(Backend):
         "repair_within": "best beam: a round's board is repaired only when it is at most this many seams below the "
                          "best board so far (of every chain), else the next fresh beam starts at once; off",
         "turn": "best: the quarter turns clockwise (0-3) the board is turned by before the search fills it (boards "
-                "turned back); chain i of --workers turns it i more",
+                "turned back); chain i of --workers or --cluster turns it i more (2i on a board not square)",
         "handover": "solve --workers N or --cluster: seconds before every chain joins chain 1's search, or off",
     }
     variants = VARIANTS

@@ -36,6 +36,8 @@ had sent are the client's already, and the local cluster is closed with the call
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,7 +47,7 @@ from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
 from edgematch.solvers.native.best.stages import ROUND_SCORES
-from edgematch.solvers.native.best.turned import TURNS, board_turn
+from edgematch.solvers.native.best.turned import board_turn, chain_turn
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.parallel.chains import (
     REPORT_AHEAD,
@@ -75,16 +77,21 @@ RATES = ("states_per_s", "nodes_per_s")  # rates that add up over chains running
 MACHINE_SHARE = 0.25  # the share of a machine's memory the beams of its chains may take together
 
 
-def best_plan(backend: Backend, task: Task, index: int) -> tuple[Backend, dict]:
+def best_plan(backend: Backend, task: Task, index: int, puzzle: Puzzle) -> tuple[Backend, dict]:
     """What chain ``index`` runs: the caller's search with seed ``seed + index`` on the board turned ``index``
-    more (``turn + index`` quarter turns, :mod:`~edgematch.solvers.native.best.turned`); the chains of one machine
-    share its memory (:func:`chain_memory_cap`; run in the chain's process)."""
+    quarter turns more (:func:`~edgematch.solvers.native.best.turned.chain_turn`); the chains of one machine share
+    its memory (:func:`chain_memory_cap`; run in the chain's process)."""
     if task.cluster is None and task.workers > 1:
         from edgematch.solvers.native.best import beam
 
         beam.MEMORY_CAP = chain_memory_cap(beam.MEMORY_CAP, task.workers, psutil.virtual_memory().total)
     runner, options = seeded(backend, task, index)
-    return runner, {**options, "turn": (board_turn(task.options.get("turn", 0)) + index) % TURNS}
+    return runner, {**options, "turn": chain_turn(board_turn(task.options.get("turn", 0)), index, puzzle)}
+
+
+def plan_for(puzzle: Puzzle) -> Callable[[Backend, Task, int], tuple[Backend, dict]]:
+    """:func:`best_plan` for ``puzzle`` (a module function and its puzzle: a cluster's workers unpickle it)."""
+    return functools.partial(best_plan, puzzle=puzzle)
 
 
 def chain_memory_cap(cap: int, workers: int, total: int) -> int:
@@ -142,14 +149,15 @@ def run_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
     reason = ""
     try:
         spawn(ctx, task.workers, lambda index, send: (
-            send, backend, puzzle, task, index, incumbent.shared, live, index, deadline, best_plan), running, started)
+            send, backend, puzzle, task, index, incumbent.shared, live, index, deadline, plan_for(puzzle)), running,
+            started)
         reason = gather(running, got, on_message(got, "proven"), lambda: looked(got, live),
                         None if deadline is None else deadline + LATE_SECONDS)
     except KeyboardInterrupt:
         reason = INTERRUPTED
     finally:  # pass a Ctrl-C on: each chain reports what it has, then whatever is left is killed
         stop_chains(running, started, got, live, STOP_GRACE)
-    if got.usage is not None:  # every chain has the same options: one process would have raised it too
+    if got.usage is not None:  # the chains' options differ in seed and turn only: one process would have raised it
         raise got.usage
     stopped = reason or (TIME_LIMIT if deadline is not None and clock.now() >= deadline - REPORT_AHEAD else "")
     result = merged(backend, puzzle, task, got, stopped, clock.now() - began, task.workers)
@@ -199,9 +207,9 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Best, stopped: st
     seed = chain_seed(task)
     last = seed + chains - 1
     options = {**first, "seed": seed, "seeds": f"{seed}-{last}" if last > seed else str(seed)}
-    if "turn" in first:  # chain i turns the board i more
-        turn = board_turn(task.options.get("turn", 0))
-        options.update(turn=turn, turns=",".join(str((turn + i) % TURNS) for i in range(min(chains, TURNS))))
+    turn = board_turn(task.options.get("turn", 0))
+    turns = dict.fromkeys(chain_turn(turn, i, puzzle) for i in range(chains))  # each once, in the chains' order
+    options.update(turn=turn, turns=",".join(map(str, turns)))
     if task.cluster is None:
         options["workers"] = task.workers
     else:
@@ -230,7 +238,8 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         got = _Best(task, began)
         plain = replace(task, progress=None, on_improve=None, incumbent=None, cluster=None, workers=1)
         chains = threads(client)
-        relay = Relay.submit(client, "best", backend, puzzle, plain, got, chains, deadline, LATE_SECONDS, best_plan)
+        relay = Relay.submit(client, "best", backend, puzzle, plain, got, chains, deadline, LATE_SECONDS,
+                             plan_for(puzzle))
         got.publish = relay.share
         try:
             reason = relay.collect("proven", None if deadline is None else deadline + LATE_SECONDS)
@@ -239,7 +248,7 @@ def run_cluster_chains(backend: Backend, puzzle: Puzzle, task: Task) -> Result:
         finally:
             relay.close(wait=True, note=reason != INTERRUPTED)
         ended = clock.now()
-    if got.usage is not None:  # every chain has the same options: one process would have raised it too
+    if got.usage is not None:  # the chains' options differ in seed and turn only: one process would have raised it
         raise got.usage
     stopped = reason or (TIME_LIMIT if deadline is not None and ended >= deadline - REPORT_AHEAD else "")
     result = merged(backend, puzzle, task, got, stopped, ended - began, chains)

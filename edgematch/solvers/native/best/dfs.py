@@ -229,10 +229,12 @@ def run_best(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 now = clock.now()
                 if task.progress is not None:
                     task.progress({"score": best_score, "nodes": nodes, "restarts": restarts, "elapsed": now - t0})
+                if proven:
+                    break
                 if deadline is not None and now >= deadline:
                     stopped = "time limit"
                     break
-                if exact is not None and not proven and not exact.exhausted and exact.due(now - began):
+                if exact is not None and not exact.exhausted and exact.due(now - began):
                     solution = exact.run(now - began, None if deadline is None else deadline - 0.01)
                     if solution is not None:
                         offer(solution)

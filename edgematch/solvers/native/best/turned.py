@@ -1,11 +1,12 @@
 """Native ``best`` on the board turned a quarter turn or more (option ``turn``).
 
 A search fills the board in one direction (the beam: rows from the north, the last rows column by column), so
-turning the board changes which side it begins on and where the hints fall in its order, while the boards it
-can reach are the same ones turned. On E2-like 16x16 boards with the centre hint the rounds of a turned board
+turning the board changes where the hints fall in its order (and, on a board that is not square, the shape it
+fills), while the boards it can reach are the same ones turned; on a square board without hints whose tiles may
+turn, the turned puzzle is the same puzzle. On E2-like 16x16 boards with the centre hint the rounds of a turned board
 were measured to reach other scores, by more than their spread, in either direction, board by board
-(benchmarks/README.md, "Turned boards"); the chains of ``best --workers`` (``chains.py``) each take a turn of
-their own, so that they draw from more than one of them.
+(benchmarks/README.md, "Turned boards"); the chains of ``best --workers`` and ``--cluster`` (``chains.py``) each
+take a turn of their own, so that they draw from more than one of them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ def board_turn(value: object) -> int:
     if k >= TURNS:
         raise UsageError(f"option turn: must be 0, 1, 2 or 3 (quarter turns clockwise), got {k}")
     return k
+
+
+def chain_turn(turn: int, index: int, puzzle: Puzzle) -> int:
+    """The turn chain ``index`` of ``best --workers`` or ``--cluster`` takes when chain 0 takes ``turn``: ``index``
+    quarter turns more, or ``2 index`` on a board that is not square (its shape, and so what a beam of a given width
+    takes, stays the same in every chain)."""
+    return (turn + (1 if puzzle.width == puzzle.height else 2) * index) % TURNS
 
 
 def run_turned(search: Callable[[Puzzle, Task], Result], puzzle: Puzzle, task: Task, k: int) -> Result:
