@@ -37,7 +37,6 @@ had sent are the client's already, and the local cluster is closed with the call
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +53,7 @@ from edgematch.solvers.parallel.chains import (
     STOP_GRACE,
     Gathered,
     Incumbent,
+    Plan,
     Relay,
     Running,
     chain_seed,
@@ -89,7 +89,7 @@ def best_plan(backend: Backend, task: Task, index: int, puzzle: Puzzle) -> tuple
     return runner, {**options, "turn": chain_turn(board_turn(task.options.get("turn", 0)), index, puzzle)}
 
 
-def plan_for(puzzle: Puzzle) -> Callable[[Backend, Task, int], tuple[Backend, dict]]:
+def plan_for(puzzle: Puzzle) -> Plan:
     """:func:`best_plan` for ``puzzle`` (a module function and its puzzle: a cluster's workers unpickle it)."""
     return functools.partial(best_plan, puzzle=puzzle)
 

@@ -20,9 +20,10 @@ any board taken from another chain (``rounds_scoring_461``: the distribution a m
 the repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam", "Longer teeth"):
-one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``), 30
-minutes, 464 / 464 / 463 on seeds 1-3 (464 / 462 / 463 with the two-row comb). Each round's repair adds about 0.8
-seams to its fresh beam's board, whatever the tail beams' width from 100,000 to 400,000 ("Wider or higher tail beams").
+one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``,
+turned 0 and 1), 30 minutes, 464 / 463 / 462 on seeds 1-3 (464 / 464 / 463 unturned, 464 / 463 / 463 turned with
+``repair_within=1``). Each round's repair adds about 0.8 seams to its fresh beam's board, whatever the tail beams'
+width from 100,000 to 400,000 or the tail's shape ("Wider or higher tail beams", "Other tails").
 """
 
 from __future__ import annotations
