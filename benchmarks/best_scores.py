@@ -5,12 +5,12 @@ Each run is a whole process, ``edgematch best FILE -b BACKEND --time-limit LIMIT
 the board it saved is re-scored by edgematch's checker (a score that differs from the one it printed is an error: exit
 1). Boards: ``GeneratorSpec(size, size, like="e2", hint=True, seed=s)``: 5 rim and 17 inner colours at 16x16 (scaled by
 the side below), the centre hint at row 8, column 7. Prints a table per backend (score, breaks, improvements, the last,
-the longest wait between two, nodes per second, the score each repair round reached, the rounds not repaired) and the
-mean; ``--png`` draws the best board of all runs, ``--plot`` every run's score over time (a step line per run, a tick
-where its repair began and a ring at each fresh beam's round, from the runs' ``--json`` counters). The issue's
-yardstick: eternity2.dev's single-core 60 s benchmark on the real E2 pieces, where a Verhaard-style backtracker scored a
-mean of 440.8 and a naive row-major one 365.6. The load average is printed before and after: figures are only quotable
-on an idle machine."""
+the longest wait between two, nodes per second, the score each repair round reached, the rounds not repaired, what the
+rounds' fresh beams left) and the mean; ``--png`` draws the best board of all runs, ``--plot`` every run's score over
+time (a step line per run, a tick where its repair began and a ring at each fresh beam's round, from the runs'
+``--json`` counters). The issue's yardstick: eternity2.dev's single-core 60 s benchmark on the real E2 pieces, where a
+Verhaard-style backtracker scored a mean of 440.8 and a naive row-major one 365.6. The load average is printed before
+and after: figures are only quotable on an idle machine."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from frontier import parse_seeds
 
 import edgematch
 from edgematch import GeneratorSpec, generate
-from edgematch.solvers.native.best.stages import rounds_reached
+from edgematch.solvers.native.best.stages import ROUND_STARTS, rounds_reached
 
 GRACE = 15.0
 TIME = Path("/usr/bin/time")  # GNU time: the peak RSS of each run
@@ -96,6 +96,9 @@ def main() -> int:
                 reached = " ".join(f"{score}x{n}" for score, n in sorted(rounds_reached(c).items()))
                 if c.get("rounds_unrepaired"):  # rounds whose board was too far below the best to repair
                     reached += f"; {int(c['rounds_unrepaired'])} not repaired"
+                started = rounds_reached(c, ROUND_STARTS)  # what the rounds' fresh beams left, repaired or not
+                if started:
+                    reached += "; fresh beams " + " ".join(f"{score}x{n}" for score, n in sorted(started.items()))
                 wait = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)  # up to the last one
                 print(f"| {seed} | {verdict.score} | {verdict.breaks} | {len(data['history'])} | {last:.1f} s | "
                       f"{wait:.1f} s | {float(rate) / 1e6:.2f} | {beams} | {added} | {reached} | {peak} |",

@@ -26,7 +26,7 @@ from edgematch.solvers.native.best.beam import (
     fill_cells,
     rare_colour_weights,
 )
-from edgematch.solvers.native.best.stages import rounds_reached
+from edgematch.solvers.native.best.stages import ROUND_STARTS, rounds_reached
 from tests.timing import timed
 
 
@@ -362,8 +362,12 @@ def test_a_stalled_repair_gives_way_to_fresh_beams_and_keeps_the_best_board():
     reached = rounds_reached(result.counters)
     assert sum(reached.values()) == result.counters["rounds"] + 1
     assert max(reached) <= result.score
+    # and each round's fresh beam once, by the score it left (every round repaired here: no repair_within)
+    started = rounds_reached(result.counters, ROUND_STARTS)
+    assert sum(started.values()) == result.counters["rounds"] and max(started) <= result.score
     off = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=500, stall="off")
     assert "rounds" not in off.counters and off.options["stall"] == "off"
+    assert not rounds_reached(off.counters, ROUND_STARTS)
 
 
 @pytest.mark.parametrize("factor", [1, 2])
@@ -431,6 +435,8 @@ def test_a_round_far_below_the_best_is_not_repaired():
     assert result.options["repair_within"] == 0
     assert c.get("rounds_unrepaired", 0) >= 1
     assert sum(rounds_reached(c).values()) == c.get("rounds", 0) + 1  # the repaired rounds and the first repair
+    started = rounds_reached(c, ROUND_STARTS)  # every round's fresh beam, repaired or not
+    assert sum(started.values()) == c.get("rounds", 0) + c["rounds_unrepaired"] and max(started) <= result.score
     assert result.score == streamed[-1] == check(puzzle, result.solutions[0]).score
     every = edgematch.best(puzzle, backend="native", time_limit=1, search="beam", width=300, stall=0.2)
     assert "rounds_unrepaired" not in every.counters and every.options["repair_within"] == "off"

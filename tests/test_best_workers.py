@@ -31,7 +31,7 @@ from edgematch.core.model import Solution
 from edgematch.core.symmetry import turn_board
 from edgematch.solvers.base import Result, Status
 from edgematch.solvers.native.best.admissible import admissible_board
-from edgematch.solvers.native.best.stages import rounds_reached
+from edgematch.solvers.native.best.stages import ROUND_STARTS, rounds_reached
 from edgematch.solvers.parallel import chains
 from edgematch.solvers.policy import regime
 from tests import terminal
@@ -96,6 +96,8 @@ def test_two_workers_return_the_best_board_of_their_chains_and_leave_no_process(
     reached = rounds_reached(c)
     if "repair_from" in c:  # a chain repaired: each chain's rounds are summed into one histogram
         assert 1 <= sum(reached.values()) <= 2 + c.get("rounds", 0) and max(reached) <= result.score
+    started = rounds_reached(c, ROUND_STARTS)  # the chains' fresh beams, summed as their rounds are
+    assert sum(started.values()) == c.get("rounds", 0) + c.get("rounds_unrepaired", 0)
     assert result.options["workers"] == 2 and result.options["seeds"] == "5-6" and result.options["seed"] == 5
     scores = [s for _, s in boards]  # every board better than all before it, the last one the answer
     assert scores == sorted(set(scores)) and scores[-1] == result.score

@@ -45,7 +45,7 @@ import psutil
 from edgematch import clock
 from edgematch.core.model import Puzzle, Solution
 from edgematch.solvers.base import INTERRUPTED, TIME_LIMIT, Backend, Result, Status, Task, Timings
-from edgematch.solvers.native.best.stages import ROUND_SCORES
+from edgematch.solvers.native.best.stages import ROUND_SCORES, ROUND_STARTS
 from edgematch.solvers.native.best.turned import board_turn, chain_turn
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.parallel.chains import (
@@ -179,7 +179,7 @@ def merged(backend: Backend, puzzle: Puzzle, task: Task, got: _Best, stopped: st
     else:  # no board at all: an error when every chain was lost, else stopped before the first board
         status = Status.ERROR if got.lost and not finals else Status.TIMEOUT
     counters: dict[str, Any] = {}
-    histogram = {key for r in finals for key in r.counters if key.startswith(ROUND_SCORES)}
+    histogram = {key for r in finals for key in r.counters if key.startswith((ROUND_SCORES, ROUND_STARTS))}
     for key in (*SUMMED, *RATES, *sorted(histogram)):
         values = [r.counters[key] for r in finals if isinstance(r.counters.get(key), int | float)]
         if values:

@@ -16,8 +16,8 @@ repaired, the others give way to the next fresh beam at once, counter ``rounds_u
 found each improvement (``improved_by_beam``, ``improved_by_repair``), the score the first beams left (``beam_score``),
 what came after (``repair_gain``), when the repair began (``repair_from``, seconds), the rounds after the first
 (``rounds``, from ``rounds_from``), how many rounds (the first included) reached each score from their own start, up to
-any board taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), and
-the repair's figures per operator.
+any board taken from another chain (``rounds_scoring_461``: the distribution a model of more chains starts from), what
+the rounds' fresh beams left, repaired or not (``rounds_starting_460``), and the repair's figures per operator.
 
 Measured (E2-like 16x16 with the centre hint, 2026-12-07; benchmarks/README.md, "A faster beam", "Longer teeth"):
 one core, 60 s, a mean of 461.3 on seeds 1-10 (461.0-461.2 with the two-row comb); two chains (``--workers 2``,
@@ -65,6 +65,7 @@ KERNEL_SECONDS = 1.0  # one turn of the repair kernel's moves
 STALL_SECONDS = 20.0  # a repair this long without a better board gives way to a fresh beam (option stall); a
 # round's gains came within 11 s of its start, 5 of 6 (seeds 1-2, 600 s); 20 s reached 462 in half the time of 60 s
 ROUND_SCORES = "rounds_scoring_"  # counters: how many rounds (the first repair included) reached each score
+ROUND_STARTS = "rounds_starting_"  # counters: how many rounds' fresh beams (repaired or not) left each score
 
 
 def seams_within(value: object) -> int | None:
@@ -73,9 +74,10 @@ def seams_within(value: object) -> int | None:
     return None if str(value).strip().lower() == "off" else whole(value, "repair_within")
 
 
-def rounds_reached(counters: dict) -> dict[int, int]:
-    """The rounds' histogram of a result's counters (``rounds_scoring_S``): score -> how many rounds reached it."""
-    return {int(k[len(ROUND_SCORES):]): int(n) for k, n in counters.items() if k.startswith(ROUND_SCORES)}
+def rounds_reached(counters: dict, prefix: str = ROUND_SCORES) -> dict[int, int]:
+    """The rounds' histogram of a result's counters: score -> how many rounds reached it (``rounds_scoring_S``), or
+    with ``prefix`` :data:`ROUND_STARTS`, how many rounds' fresh beams left it (``rounds_starting_S``)."""
+    return {int(k[len(prefix):]): int(n) for k, n in counters.items() if k.startswith(prefix)}
 
 
 def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
@@ -140,8 +142,10 @@ def run_beam(puzzle: Puzzle, task: Task, options: dict) -> Result:
                 run.counters.setdefault("repair_from", round(clock.now() - t0, 3))
                 if repair is None:
                     break
-                if fresh and start is not None and within is not None and \
-                        seams_fitting(puzzle, start) < _best_known(run) - within:
+                left = seams_fitting(puzzle, start) if fresh and start is not None else None
+                if left is not None:
+                    run.counters[f"{ROUND_STARTS}{left}"] = run.counters.get(f"{ROUND_STARTS}{left}", 0) + 1
+                if left is not None and within is not None and left < _best_known(run) - within:
                     run.counters["rounds_unrepaired"] = run.counters.get("rounds_unrepaired", 0) + 1
                 else:
                     if fresh:  # a round counts once its board is repaired
