@@ -58,6 +58,10 @@ def sat_child(conn: Any, puzzle: Any, tables: Tables, solver: str) -> None:
             conn.send((time.perf_counter() - start, answer, (sat.accum_stats() or {}).get("conflicts", 0)))
 
 
+def shown(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds:.3f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("file")
@@ -84,7 +88,6 @@ def main() -> None:
         return child, ours
 
     child, conn = started()
-    shown = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
     rows = []
     for k, prefix in enumerate(picked):
         n_time, nodes, solutions = native(tables, prefix, args.cap)
@@ -101,9 +104,10 @@ def main() -> None:
               f"{args.solver} {shown(s_time):>8} s {'' if answer is None else 'sat' if answer else 'unsat':>5} "
               f"{'' if conflicts is None else f'{conflicts:,} conflicts so far'}", flush=True)
     child.kill()
-    count = lambda a, b: sum(1 for n, s in rows if (n is not None) == a and (s is not None) == b)  # noqa: E731
-    print(f"settled by both {count(True, True)}, native only {count(True, False)}, "
-          f"{args.solver} only {count(False, True)}, neither {count(False, False)}")
+    tally = {(n, s): sum(1 for a, b in rows if (a is not None, b is not None) == (n, s))
+             for n in (True, False) for s in (True, False)}
+    print(f"settled by both {tally[True, True]}, native only {tally[True, False]}, "
+          f"{args.solver} only {tally[False, True]}, neither {tally[False, False]}")
 
 
 if __name__ == "__main__":
