@@ -14,6 +14,7 @@ import contextlib
 import importlib.util
 import inspect
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -30,6 +31,7 @@ from edgematch.errors import UsageError
 from edgematch.solvers.base import Status, Task
 from edgematch.solvers.native import NativeBackend
 from edgematch.solvers.native.first import race, sweep
+from edgematch.solvers.native.search import Search
 from tests.oracle import all_solutions
 from tests.test_best_workers import ROOT, SCRIPT, gone, ours
 from tests.timing import timed
@@ -371,6 +373,32 @@ def test_with_the_handover_the_chains_share_chain_one_s_search_and_answer_as_it_
         if "joined_at" in result.counters or "split_depth" in result.counters:
             joined[result.status.value] += 1
     assert joined["solved"] and joined["unsat"]  # both kinds of answer came from a split search
+    assert ours(psutil.Process()) == []
+
+
+def test_a_chain_killed_holding_a_part_of_the_sweep_makes_the_race_an_error_not_a_proof_nor_a_timeout(monkeypatch):
+    # the first chain to take a part after part 0 dies holding it (SIGKILL, in the forked chain); the other
+    # searches every other part and runs out. The dead chain's part was never searched through, so "no solution"
+    # would be unproven and "time limit" untrue (no limit here): the race must say so, as soon as its chains end
+    puzzle = random_tiles(5, 5, colours=6, seed=2)  # no solution: the handover test above proves it
+    taken = multiprocessing.get_context("fork").Value("i", 0)
+    below = Search.below
+
+    def dying(self, prefix):
+        below(self, prefix)
+        with taken.get_lock():
+            first, taken.value = taken.value == 0, 1
+        if first:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(Search, "below", dying)
+    began = time.monotonic()
+    result = raced(puzzle, limit=None, handover=0)
+    assert taken.value == 1  # a part was taken, and its taker died
+    assert result.status is Status.ERROR and result.solution is None, (result.status, result.message)
+    assert "died (exit code -9)" in result.message and "not searched again" in result.message
+    assert "time limit" not in result.message and result.counters["chains_lost"] == 1
+    assert time.monotonic() - began < 60  # it ended with its chains (the whole tree takes 0.3 s on one core)
     assert ours(psutil.Process()) == []
 
 

@@ -19,8 +19,10 @@ process of the worker, stopped through a Dask ``Event``).
   the parent) wins and every other chain's group is killed at once; a chain that *proves* there is no solution (its
   plain search, or one run of its restarts, exhausted the tree: every run is complete) ends the race with status
   unsat, also at once. A chain that dies (``kill -9``) is noted and the others go on; when every chain died the
-  result is an error naming them. Chains stop :data:`~edgematch.solvers.parallel.chains.REPORT_AHEAD` before the
-  limit and report; one silent :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the
+  result is an error naming them, and so it is when a chain died during the sweep and the others then ran out of
+  parts: the parts it held are not searched again, so the race has neither an answer nor a proof. Chains stop
+  :data:`~edgematch.solvers.parallel.chains.REPORT_AHEAD` before the limit and report; one silent
+  :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the
   message ``interrupted``). Nothing outlives the call.
 - :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
   or a ``dask.distributed.Client``; :func:`edgematch.solvers.parallel.cluster.connected`). The first checked solution
@@ -279,6 +281,9 @@ class _Joiner:
         return result
 
 
+OUT_OF_PARTS = "its parts searched through; the other chains' still searching"  # a sweep's worker, no proof yet
+
+
 def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.Swept, build: float,
            load: float) -> Result:
     """A chain's result from its part of a sweep: solved, unsat when it proved every part empty, else timeout."""
@@ -291,7 +296,7 @@ def _swept(backend: Any, puzzle: Puzzle, task: Task, tables: Any, swept: sweep.S
         status, solutions, message = Status.UNSAT, [], ""
     else:
         status, solutions = Status.TIMEOUT, []
-        message = outcome.stopped or "its parts searched through; the other chains' still searching"
+        message = outcome.stopped or OUT_OF_PARTS
     rate = outcome.nodes / outcome.seconds if outcome.seconds > 0 else 0.0
     counters: dict[str, Any] = {"nodes": outcome.nodes, "nodes_per_second": rate, "load_seconds": load,
                                 "positions": tables.positions,
@@ -349,6 +354,13 @@ def _merged(backend: Backend, task: Task, got: _Race, reason: str, seconds: floa
     elif got.lost and len(got.lost) >= count and not any(r.status is Status.TIMEOUT for r in got.finals.values()):
         status, solutions = Status.ERROR, []
         message = "every native chain was lost: " + "; ".join(got.lost)
+    elif reason != TIME_LIMIT and got.finals and all(
+            r.status is Status.TIMEOUT and r.message == OUT_OF_PARTS for r in got.finals.values()):
+        # every chain ran out of parts before the limit without the proof: a part taken was never searched through
+        status, solutions = Status.ERROR, []
+        lost = "; ".join(got.lost) or "a chain's worker died (the chain ran again elsewhere)"
+        message = (lost + " while the chains swept chain 1's search; the others searched every other part, but the"
+                   " parts it held were not searched again: no answer, and no proof that there is none")
     else:
         status, solutions = Status.TIMEOUT, []
         message = "; ".join([TIME_LIMIT, *notes])

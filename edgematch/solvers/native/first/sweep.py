@@ -23,7 +23,8 @@ Part 0, what the leader searched before it, and the parts after it cover the tre
 before depth ``d`` holds no solution), so a first solution is the search's own kind (the race's parent checks it
 anyway), and *no solution* is proven when every part has been searched through: the shared count of parts done
 reaches the number of parts, which a worker learns when its enumeration runs out. A worker killed in a part
-never counts it done, so a lost worker can cost a proof, never make a wrong one.
+never counts it done, so a lost worker can cost a proof, never make a wrong one: when the others run out of parts
+the race answers with an error naming the lost chain (the part is not searched again), not a timeout.
 """
 
 from __future__ import annotations
