@@ -23,6 +23,7 @@ from typing import Any
 
 from edgematch.encodings.cnf import CnfOptions, encode
 from edgematch.formats import read_puzzle
+from edgematch.solvers.cubes import literals
 from edgematch.solvers.native.compiled import ensure_compiled
 from edgematch.solvers.native.search import Search, prefixes
 from edgematch.solvers.native.tables import Tables, build_tables
@@ -51,10 +52,10 @@ def sat_child(conn: Any, puzzle: Any, tables: Tables, solver: str) -> None:
         conn.send("ready")
         while True:
             cube = conn.recv()
-            lits = [enc.pool.obj2id.get(("x", cells[p], int(tables.cand_type[i]), int(tables.cand_rot[i])))
-                    for p, i in enumerate(cube)]
+            lits = literals(enc, tuple((cells[p], int(tables.cand_type[i]), int(tables.cand_rot[i]))
+                                       for p, i in enumerate(cube)))
             start = time.perf_counter()
-            answer = False if None in lits else sat.solve(assumptions=lits)  # no variable: no model places it
+            answer = False if lits is None else sat.solve(assumptions=lits)  # no variable: no model places it
             conn.send((time.perf_counter() - start, answer, (sat.accum_stats() or {}).get("conflicts", 0)))
 
 

@@ -22,8 +22,8 @@ process of the worker, stopped through a Dask ``Event``).
   result is an error naming them, and so it is when a chain died during the sweep and the others then ran out of
   parts: the parts it held are not searched again, so the race has neither an answer nor a proof. Chains stop
   :data:`~edgematch.solvers.parallel.chains.REPORT_AHEAD` before the limit and report; one silent
-  :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the
-  message ``interrupted``). Nothing outlives the call.
+  :data:`LATE_SECONDS` past the limit is killed. Ctrl-C kills every chain at once (the message ``interrupted``).
+  Nothing outlives the call.
 - :func:`run_cluster_race` (``cluster``): one chain per worker thread of the cluster (``local:N``, an address
   or a ``dask.distributed.Client``; :func:`edgematch.solvers.parallel.cluster.connected`). The first checked solution
   (or proof) back sets the stop ``Event`` the chains' tasks poll (every
